@@ -1,0 +1,121 @@
+"""How a DeltaCore store is opened: one explicit config object, nothing read at import time."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from deltacore.errors import ConfigurationError
+
+DEFAULT_HALF_LIFE_HOURS = 24 * 30
+
+
+class DeltaCoreConfig(BaseModel):
+    """Where the store lives and how it behaves.
+
+    Embedded default: give only ``path``; SQLite (WAL) and an embedded Chroma live in it.
+    Scale-out: give ``database_url`` (PostgreSQL) and ``chroma_url`` (a ``chroma run`` server);
+    any number of processes on any number of machines can then share the deployment.
+
+    >>> DeltaCoreConfig(path="/tmp/mem").sql_url
+    'sqlite:////tmp/mem/deltacore.db'
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
+
+    path: Path = Path("deltacore_data")
+    """Folder of the embedded store (SQLite file, embedded Chroma, lock files)."""
+    database_url: str | None = None
+    """SQLAlchemy URL of the source of truth, e.g. ``postgresql+psycopg://user@host/db``.
+    ``None`` = SQLite in ``path``."""
+    chroma_url: str | None = None
+    """URL of a Chroma server (``http://host:port``). ``None`` = embedded Chroma in ``path``."""
+    collection_prefix: str = Field(default="deltacore", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,40}$")
+    """Prefix of the Chroma collections, so several stores can share one Chroma server."""
+    embedder: Any = None
+    """A callable from a list of texts to vectors. ``None`` = local MiniLM (``local`` extra)."""
+    max_text_chars: int = Field(default=100_000, ge=1)
+    """Events with longer text are rejected (split them before ingesting)."""
+    utility_half_life_hours: float = Field(default=DEFAULT_HALF_LIFE_HOURS, gt=0)
+    """Utility decays as ``utility * exp(-λ·age_hours)`` with ``λ = ln 2 / half_life``."""
+    multi_process: Literal["coordinate", "refuse"] = "coordinate"
+    """Embedded Chroma is single-writer. ``coordinate``: the first process owns vector writes,
+    others write SQL and leave vectors in the outbox for it. ``refuse``: a second process fails."""
+    candidate_pool: int = Field(default=50, ge=1)
+    """How many candidates each router hands to fusion."""
+    rrf_k: int = Field(default=60, ge=1)
+    """Reciprocal-rank-fusion constant."""
+    sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    """FULL survives power loss as well as process crashes; NORMAL only process crashes."""
+    secure_delete: bool = True
+    """Overwrite deleted SQLite content (free pages would otherwise keep it)."""
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            url = make_url(value)
+        except ArgumentError as exc:
+            raise ValueError(f"not a database URL ({exc}); use e.g. postgresql+psycopg://user@host:5432/db") from exc
+        if url.get_backend_name() not in ("sqlite", "postgresql"):
+            raise ValueError(f"backend '{url.get_backend_name()}' is not supported; use sqlite or postgresql")
+        return value
+
+    @field_validator("chroma_url")
+    @classmethod
+    def _check_chroma_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parsed = urlparse(value)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError("must look like http://host:port (the address of a `chroma run` server)")
+        try:
+            parsed.port
+        except ValueError as exc:
+            raise ValueError(f"bad port ({exc})") from exc
+        return value
+
+    @property
+    def sql_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.path.expanduser().absolute() / 'deltacore.db'}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.sql_url.startswith("sqlite")
+
+    @property
+    def decay_rate_per_hour(self) -> float:
+        return math.log(2) / self.utility_half_life_hours
+
+    @classmethod
+    def build(cls, **values: Any) -> DeltaCoreConfig:
+        """Like the constructor, but errors are :class:`ConfigurationError` naming the field."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "config"
+            raise ConfigurationError(field, first["msg"].removeprefix("Value error, ")) from exc
+
+    @classmethod
+    def from_env(cls, prefix: str = "DELTACORE_", **overrides: Any) -> DeltaCoreConfig:
+        """Opt-in: read ``DELTACORE_PATH``, ``DELTACORE_DATABASE_URL``, ``DELTACORE_CHROMA_URL``."""
+        values: dict[str, Any] = {}
+        for name in ("path", "database_url", "chroma_url", "collection_prefix"):
+            raw = os.environ.get(prefix + name.upper())
+            if raw:
+                values[name] = raw
+        values.update(overrides)
+        return cls.build(**values)

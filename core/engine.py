@@ -1,0 +1,359 @@
+"""The ``DeltaCore`` facade: wires the layers together and holds no business logic.
+
+>>> from deltacore import DeltaCore
+>>> from deltacore.testing import FakeEmbedder
+>>> import tempfile
+>>> with DeltaCore.open(tempfile.mkdtemp(), embedder=FakeEmbedder()) as memory:
+...     _ = memory.ingest([{"text": "the api service runs on port 8080", "kind": "fact"}])
+...     memory.query("which port does the api use?", top_k=1)[0].text
+'the api service runs on port 8080'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from deltacore.config import DeltaCoreConfig
+from deltacore.delta import DeltaExtractor, RuleBasedExtractor
+from deltacore.embedding import default_embedder, embed_texts
+from deltacore.embedding.guard import CheckedEmbedder
+from deltacore.errors import (
+    ConfigurationError,
+    InvalidEventError,
+    InvalidQueryError,
+    NotFoundError,
+    StoreLockedError,
+)
+from deltacore.gateway import Gateway
+from deltacore.governor import TokenCounter
+from deltacore.ingest.pipeline import IngestPipeline, delta_id_for, embedding_text
+from deltacore.model import (
+    CausalChain,
+    Channel,
+    DeleteResult,
+    Event,
+    IngestResult,
+    MemoryPacket,
+    QueryCriteria,
+    StoreStats,
+)
+from deltacore.retrieval import Retriever
+from deltacore.retrieval.causal import causal_chain
+from deltacore.storage import ChromaIndex, OutboxApplier, SQLStore, VectorOwnership
+from deltacore.storage.records import event_from_row
+from deltacore.storage.reindex import rebuild_index
+from deltacore.storage.reindex import reembed as reembed_vectors
+
+log = logging.getLogger(__name__)
+
+
+class DeltaCore:
+    """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
+
+    def __init__(
+        self, config: DeltaCoreConfig, extractor: DeltaExtractor | None = None, allow_embedder_change: bool = False
+    ) -> None:
+        self.config = config
+        self._sql = SQLStore(config)
+        self._sql.setup()
+        self._tokens = TokenCounter()
+        embedder = config.embedder if config.embedder is not None else default_embedder()
+        check = (lambda name, dim: None) if allow_embedder_change else self._sql.check_embedder
+        self._embedder = CheckedEmbedder(embedder, check)
+        self._index: ChromaIndex | None = None
+        self._applier: OutboxApplier | None = None
+        self._ownership: VectorOwnership | None = None
+        self._index_lock = threading.Lock()
+        self._open_vector_index()
+        self._pipeline = IngestPipeline(
+            self._sql, Gateway(), extractor or RuleBasedExtractor(), self._embedder, self._tokens, config.max_text_chars
+        )
+        self._retriever = Retriever(
+            self._sql,
+            self._current_index,
+            self._embedder.embed_one,
+            config.candidate_pool,
+            config.rrf_k,
+            config.decay_rate_per_hour,
+        )
+        # Crash recovery: vector writes committed to the outbox but never applied are replayed now.
+        self.apply_outbox()
+
+    # ---- opening and closing --------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        location: str | Path | None = None,
+        *,
+        config: DeltaCoreConfig | None = None,
+        extractor: DeltaExtractor | None = None,
+        allow_embedder_change: bool = False,
+        **settings: Any,
+    ) -> DeltaCore:
+        """Open (and set up) a store.
+
+        ``location`` is a folder for the embedded default, or a database URL
+        (``postgresql+psycopg://…``) for scale-out, usually with ``chroma_url=``. Other keyword
+        arguments are :class:`DeltaCoreConfig` fields.
+        """
+        if config is None:
+            if location is not None:
+                key = "database_url" if "://" in str(location) else "path"
+                settings.setdefault(key, location)
+            config = DeltaCoreConfig.build(**settings)
+        elif location is not None or settings:
+            raise ConfigurationError("config", "pass either a config object or settings, not both")
+        return cls(config, extractor, allow_embedder_change)
+
+    def close(self) -> None:
+        if self._ownership is not None:
+            self._ownership.release()
+        self._index = None
+        self._applier = None
+        self._sql.close()
+
+    def __enter__(self) -> DeltaCore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _open_vector_index(self) -> None:
+        if self.config.chroma_url:
+            self._index = ChromaIndex.server(self.config.chroma_url, self.config.collection_prefix)
+            self._applier = OutboxApplier(self._sql, self._index)
+            return
+        folder = self.config.path.expanduser()
+        self._ownership = VectorOwnership(folder)
+        if not self._try_own_embedded_index() and self.config.multi_process == "refuse":
+            raise StoreLockedError(
+                f"another process owns the vector index of {folder}; use a Chroma server "
+                "(chroma_url=...) for several writing processes, or multi_process='coordinate'"
+            )
+
+    def _try_own_embedded_index(self) -> bool:
+        with self._index_lock:
+            if self._index is not None:
+                return True
+            assert self._ownership is not None
+            if not self._ownership.try_acquire():
+                return False
+            self._index = ChromaIndex.embedded(self.config.path.expanduser() / "chroma", self.config.collection_prefix)
+            self._applier = OutboxApplier(self._sql, self._index)
+            log.debug("this process owns the embedded vector index of %s", self.config.path)
+            return True
+
+    def _current_index(self) -> ChromaIndex | None:
+        if self._index is None and self._ownership is not None:
+            # The owner may have exited since: take over, and replay what it left in the outbox.
+            if self._try_own_embedded_index():
+                self.apply_outbox()
+        return self._index
+
+    @property
+    def owns_vector_index(self) -> bool:
+        """False when another process owns this embedded store's index (its vector writes wait
+        in the outbox for that process, and semantic search scans the vectors in SQL)."""
+        return self._current_index() is not None
+
+    # ---- write path -------------------------------------------------------------------------
+
+    def ingest(self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None) -> IngestResult:
+        """Store a batch of events (the write primitive).
+
+        Good events are stored even when others are rejected; ``IngestResult.rejected`` says
+        which and why. ``channel`` is where the events really came from (user, tool, document…).
+        """
+        if isinstance(events, (Event, dict)):
+            events = [events]
+        result = self._pipeline.run(list(events), Channel(channel) if channel else None)
+        if result.stored:
+            self.apply_outbox()
+        return result
+
+    def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
+        """Store one event and return its id (the id of the stored copy for a duplicate)."""
+        event = {"text": text, **fields} if isinstance(text, str) else text
+        result = self.ingest([event], channel=channel)
+        if result.rejected:
+            rejection = result.rejected[0]
+            raise InvalidEventError(rejection.field, rejection.reason)
+        event_id = result.event_ids[0]
+        assert event_id is not None
+        return event_id
+
+    def apply_outbox(self) -> int:
+        """Apply pending vector writes; returns how many. Runs after every write and on open."""
+        if self._current_index() is None or self._applier is None:
+            return 0
+        return self._applier.drain()
+
+    # ---- read path ----------------------------------------------------------------------------
+
+    def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
+        """Retrieve memories.
+
+        ``query("what broke?", top_k=5, max_tokens=400)`` or ``query(QueryCriteria(...))``.
+        """
+        if isinstance(criteria, QueryCriteria):
+            if fields:
+                criteria = criteria.model_copy(update=fields)
+        else:
+            if criteria is not None:
+                fields.setdefault("text", criteria)
+            criteria = _build_criteria(fields)
+        self.apply_outbox()  # read-your-writes across processes
+        return self._retriever.query(criteria)
+
+    def get(self, event_id: str) -> Event:
+        """The stored event ``event_id``."""
+        with self._sql.reader() as conn:
+            row = self._sql.fetch_events(conn, [event_id]).get(event_id)
+        if row is None:
+            raise NotFoundError(f"no event with id {event_id!r}")
+        return event_from_row(row)
+
+    def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
+        """Walk provenance from a delta (or from an event's delta): ``ancestors`` (what caused
+        it), ``descendants`` (what it caused) or ``both``, up to ``depth`` hops."""
+        return causal_chain(self._sql, node_id, delta_id_for(node_id), depth, direction, self.config.decay_rate_per_hour)
+
+    # ---- delete and maintenance -------------------------------------------------------------
+
+    def delete(
+        self,
+        event_ids: Sequence[str] | None = None,
+        *,
+        entity: str | None = None,
+        tenant: str = "default",
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+    ) -> DeleteResult:
+        """Delete events with their deltas, links, full-text entries and vectors.
+
+        By id, by ``entity`` (events listing it, spoken by it, or of that user), or by scope
+        (``agent_id`` / ``user_id`` / ``session_id`` within ``tenant``). Selectors combine with AND.
+        """
+        if event_ids is None and entity is None and agent_id is None and user_id is None and session_id is None:
+            raise InvalidQueryError("delete", "name what to delete: event_ids, entity, agent_id, user_id or session_id")
+        with self._sql.writer() as conn:
+            ids = self._sql.select_event_ids(
+                conn, tenant, event_ids, entity=entity, agent_id=agent_id, user_id=user_id, session_id=session_id
+            )
+            deleted, n_deltas, n_links = self._sql.delete_events(conn, ids)
+        self.apply_outbox()
+        return DeleteResult(event_ids=deleted, deltas_removed=n_deltas, links_removed=n_links)
+
+    def reindex(self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512) -> int:
+        """Rebuild the vector index from SQL (all tenants, or one); returns vectors written.
+
+        ``reembed=True`` first recomputes every vector with the embedder this store was opened
+        with (after changing models; open with ``allow_embedder_change=True``)."""
+        index = self._current_index()
+        if index is None:
+            raise StoreLockedError("another process owns this embedded store's vector index; reindex from that process")
+        self.apply_outbox()
+        tenants = [tenant] if tenant else self._sql.counts()["tenants"]
+        if reembed:
+            inner = self._embedder.inner
+            reembed_vectors(self._sql, lambda texts: embed_texts(inner, texts), embedding_text, tenants)
+            self._sql.set_embedder(self._embedder.name, int(embed_texts(inner, ["dimension"]).shape[1]))
+        return rebuild_index(self._sql, index, tenants, batch_size)
+
+    def stats(self, tenant: str | None = None) -> StoreStats:
+        counts = self._sql.counts(tenant)
+        index = self._current_index()
+        vectors = None
+        if index is not None:
+            names = [tenant] if tenant else counts["tenants"]
+            vectors = sum(index.count(name) for name in names)
+        return StoreStats(
+            events=counts["events"],
+            deltas=counts["deltas"],
+            links=counts["links"],
+            outbox_pending=counts["outbox_pending"],
+            vectors=vectors,
+            tenants=counts["tenants"],
+            backend=self._sql.dialect,
+            vector_backend=f"chroma-{self._index.kind}" if self._index is not None else "chroma-embedded (not owner)",
+            embedder=self._embedder.name,
+        )
+
+    def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
+        """Logged system events (``CAUSAL_LOOP`` …), oldest first."""
+        return self._sql.system_events(kind, tenant)
+
+
+def _build_criteria(fields: dict[str, Any]) -> QueryCriteria:
+    from pydantic import ValidationError
+
+    try:
+        return QueryCriteria(**fields)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error["loc"]) or "criteria"
+        raise InvalidQueryError(field, error["msg"].removeprefix("Value error, ")) from exc
+
+
+class AsyncDeltaCore:
+    """The async twin of :class:`DeltaCore`: same methods, awaited; blocking work runs in a
+    worker thread so the event loop is never blocked.
+
+    >>> # memory = await AsyncDeltaCore.open(path, embedder=...)
+    >>> # packets = await memory.query("what broke?")
+    """
+
+    def __init__(self, sync: DeltaCore) -> None:
+        self.sync = sync
+        """The underlying synchronous store."""
+
+    @classmethod
+    async def open(cls, location: str | Path | None = None, **settings: Any) -> AsyncDeltaCore:
+        return cls(await asyncio.to_thread(functools.partial(DeltaCore.open, location, **settings)))
+
+    async def _run(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return await asyncio.to_thread(functools.partial(getattr(self.sync, method), *args, **kwargs))
+
+    async def ingest(self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None) -> IngestResult:
+        return await self._run("ingest", events, channel=channel)
+
+    async def add(self, text: str | Event | dict[str, Any], **fields: Any) -> str:
+        return await self._run("add", text, **fields)
+
+    async def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
+        return await self._run("query", criteria, **fields)
+
+    async def get(self, event_id: str) -> Event:
+        return await self._run("get", event_id)
+
+    async def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
+        return await self._run("query_causal", node_id, depth, direction)
+
+    async def delete(self, event_ids: Sequence[str] | None = None, **selectors: Any) -> DeleteResult:
+        return await self._run("delete", event_ids, **selectors)
+
+    async def reindex(self, tenant: str | None = None, *, reembed: bool = False) -> int:
+        return await self._run("reindex", tenant, reembed=reembed)
+
+    async def stats(self, tenant: str | None = None) -> StoreStats:
+        return await self._run("stats", tenant)
+
+    async def apply_outbox(self) -> int:
+        return await self._run("apply_outbox")
+
+    async def close(self) -> None:
+        await self._run("close")
+
+    async def __aenter__(self) -> AsyncDeltaCore:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

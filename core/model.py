@@ -1,0 +1,350 @@
+"""The records that flow through DeltaCore: plain, immutable data.
+
+Behaviour lives in the layer that owns it (``ingest``, ``delta``, ``retrieval``…); these classes
+only validate their own fields. Inputs (:class:`Event`, :class:`QueryCriteria`) accept plain
+dicts through ``model_validate`` so JSON lines and framework payloads map onto them directly.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+def new_id() -> str:
+    """A fresh random id (32 hex characters)."""
+    return uuid.uuid4().hex
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken to be UTC; aware ones are converted to UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+class EventKind(StrEnum):
+    """What an event is. Tool calls and results carry tool name, arguments and schema."""
+
+    MESSAGE = "message"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    OBSERVATION = "observation"
+    FACT = "fact"
+    OUTCOME = "outcome"
+    FEEDBACK = "feedback"
+
+
+class Channel(StrEnum):
+    """Where a write really came from, set by the caller or adapter, never by the content."""
+
+    USER = "user"
+    AGENT = "agent"
+    TOOL = "tool"
+    DOCUMENT = "document"
+    PEER = "peer"
+    SYSTEM = "system"
+
+
+class Namespace(StrEnum):
+    """Trust namespace of a stored item (Layer 0 assigns it)."""
+
+    TRUSTED = "trusted"
+    UNVERIFIED = "unverified"
+    QUARANTINE = "quarantine"
+    SYNTHETIC = "synthetic"
+
+
+class MemoryFlag(StrEnum):
+    """Warnings attached to a retrieved memory."""
+
+    STALE = "stale"
+    CONTRADICTED = "contradicted"
+    TAINTED = "tainted"
+    SYNTHETIC = "synthetic"
+    UNVERIFIED = "unverified"
+
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+
+class Event(BaseModel):
+    """One thing that happened to or in an agent: the unit of ingestion.
+
+    >>> Event(text="deploy api to staging", kind="tool_call", tool_name="deploy",
+    ...       tool_args={"service": "api"}, episode_id="run-1").kind
+    <EventKind.TOOL_CALL: 'tool_call'>
+    """
+
+    model_config = _FROZEN
+
+    id: str = Field(default_factory=new_id, min_length=1, max_length=128)
+    """Stable id; give your own to make replays idempotent."""
+    ts: datetime = Field(default_factory=utc_now)
+    """When it happened (naive = UTC)."""
+    kind: EventKind = EventKind.MESSAGE
+    text: str = ""
+    """What was said, observed or returned. Tool calls may leave it empty."""
+    role: str | None = None
+    """Chat role: user, assistant, system, tool."""
+    actor: str | None = None
+    """Who produced it: a speaker, an agent name, a tool."""
+    source: str | None = None
+    """Identity of the writer for provenance and reputation (e.g. ``"user:42"``)."""
+    tenant: str = Field(default="default", min_length=1, max_length=128)
+    agent_id: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    episode_id: str | None = None
+    """The run this event belongs to; steps of one episode are causally chained."""
+    parent_ids: tuple[str, ...] = ()
+    """Events this one was caused by (a tool result's call, a reply's question)."""
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    tool_name: str | None = None
+    tool_args: dict[str, Any] | None = None
+    tool_schema: dict[str, Any] | None = None
+    """The tool's JSON schema as offered to the model; hashed into ``tool_schema_hash``."""
+    tool_schema_hash: str | None = None
+    entities: tuple[str, ...] = ()
+    """People, tools, services this event is about (used for lookup and deletion)."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("ts")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+    @field_validator("parent_ids", "entities", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return (value,)
+        return value
+
+    @model_validator(mode="after")
+    def _has_content(self) -> Event:
+        if not self.text.strip() and not self.tool_name:
+            raise ValueError("text is empty: give the event some text (or a tool_name for a tool call)")
+        if self.kind in (EventKind.TOOL_CALL, EventKind.TOOL_RESULT) and not self.tool_name:
+            raise ValueError(f"tool_name is required for kind '{self.kind.value}'")
+        return self
+
+
+class Delta(BaseModel):
+    """What changed and why: the causal record extracted from one event."""
+
+    model_config = _FROZEN
+
+    id: str
+    event_id: str
+    tenant: str
+    ts: datetime
+    kind: EventKind
+    trigger: str
+    """What prompted it (the parent step, or the event's role/actor)."""
+    action: str
+    """What was done (``"call deploy"``, ``"say"``, ``"observe"``)."""
+    result: str
+    """What came of it (the text, truncated)."""
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    utility: float = 0.5
+    """Utility decayed to the time it was read (``utility * exp(-λ·age)``)."""
+    credit: float = 0.0
+    parent_ids: tuple[str, ...] = ()
+    """Direct causal parents (delta ids); walk them with ``query_causal``."""
+    conflict_flags: tuple[str, ...] = ()
+    namespace: Namespace = Namespace.TRUSTED
+    tool_name: str | None = None
+    tool_schema_hash: str | None = None
+    agent_id: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    episode_id: str | None = None
+
+
+class MemoryPacket(BaseModel):
+    """One retrieved memory, with everything an agent needs to judge it."""
+
+    model_config = _FROZEN
+
+    id: str
+    """The id of the event this memory is."""
+    text: str
+    kind: EventKind
+    ts: datetime
+    score: float
+    """Fused relevance score (higher is better)."""
+    routers: dict[str, int] = Field(default_factory=dict)
+    """Router name -> rank (1-based) at which that router found this memory."""
+    actor: str | None = None
+    role: str | None = None
+    tenant: str = "default"
+    agent_id: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    episode_id: str | None = None
+    tool_name: str | None = None
+    entities: tuple[str, ...] = ()
+    deltas: tuple[Delta, ...] = ()
+    """Supporting deltas."""
+    provenance: tuple[str, ...] = ()
+    """Ancestor delta ids, nearest first."""
+    confidence: float = 1.0
+    trust: float = 1.0
+    utility: float = 0.5
+    namespace: Namespace = Namespace.TRUSTED
+    flags: frozenset[MemoryFlag] = frozenset()
+    token_cost: int = 0
+    """Tokens this memory costs in a prompt (tiktoken ``cl100k_base``)."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def stale(self) -> bool:
+        return MemoryFlag.STALE in self.flags
+
+    @property
+    def conflicted(self) -> bool:
+        return MemoryFlag.CONTRADICTED in self.flags
+
+    @property
+    def tainted(self) -> bool:
+        return MemoryFlag.TAINTED in self.flags
+
+
+class QueryCriteria(BaseModel):
+    """What to retrieve: the seed's query fields.
+
+    >>> QueryCriteria(text="what broke the deploy?", top_k=5, max_tokens=300).top_k
+    5
+    """
+
+    model_config = _FROZEN
+
+    text: str | None = None
+    """Free text for semantic and lexical search."""
+    entity: str | None = None
+    """Only memories about this entity (entities list, actor or user)."""
+    action: str | None = None
+    """Only memories whose action/tool matches (a tool name)."""
+    outcome: str | None = None
+    """Only memories whose delta result mentions this outcome (e.g. ``"error"``)."""
+    kinds: tuple[EventKind, ...] = ()
+    time_range: tuple[datetime | None, datetime | None] | None = None
+    min_utility: float | None = Field(default=None, ge=0.0)
+    min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_trust: float | None = Field(default=None, ge=0.0, le=1.0)
+    exclude_stale: bool = False
+    exclude_tainted: bool = True
+    include_quarantined: bool = False
+    """Quarantined items never appear unless this is set explicitly."""
+    tenant: str = "default"
+    agent_filter: tuple[str, ...] = ()
+    user_id: str | None = None
+    session_id: str | None = None
+    episode_id: str | None = None
+    top_k: int = Field(default=10, ge=1, le=1000)
+    routers: tuple[str, ...] = ()
+    """Router names to use; empty = the default set."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Token budget: return the best memories that fit."""
+    include_deltas: bool = True
+
+    @field_validator("agent_filter", "kinds", "routers", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return (value,)
+        return value
+
+    @field_validator("time_range")
+    @classmethod
+    def _range(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        start, end = (as_utc(v) if v is not None else None for v in value)
+        if start is not None and end is not None and start > end:
+            raise ValueError("time_range start is after its end")
+        return (start, end)
+
+
+class Rejection(BaseModel):
+    """Why one event of a batch was not stored."""
+
+    model_config = _FROZEN
+
+    index: int
+    field: str
+    reason: str
+    event_id: str | None = None
+
+
+class IngestResult(BaseModel):
+    """What happened to each event of a batch.
+
+    ``event_ids[i]`` is the stored id of input ``i`` (the existing id for a duplicate) or
+    ``None`` when it was rejected; ``rejected`` says why.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    event_ids: list[str | None]
+    stored: list[str] = Field(default_factory=list)
+    duplicates: list[str] = Field(default_factory=list)
+    rejected: list[Rejection] = Field(default_factory=list)
+    delta_ids: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    causal_loops: list[list[str]] = Field(default_factory=list)
+    """Cycles found among the new deltas' parents (E02), each broken at its weakest edge."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.rejected
+
+
+class CausalChain(BaseModel):
+    """Deltas reached from one delta by walking provenance, with the edges walked."""
+
+    model_config = ConfigDict(frozen=True)
+
+    root: str
+    deltas: dict[str, Delta]
+    edges: list[tuple[str, str]]
+    """(child, parent) pairs."""
+    depth: int
+
+
+class DeleteResult(BaseModel):
+    """What a delete removed (rows, full-text entries and vectors go together)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    event_ids: list[str]
+    deltas_removed: int
+    links_removed: int
+
+
+class StoreStats(BaseModel):
+    """Counts and health of a store."""
+
+    model_config = ConfigDict(frozen=True)
+
+    events: int
+    deltas: int
+    links: int
+    outbox_pending: int
+    vectors: int | None
+    """Vectors in the index for this tenant; ``None`` when this process does not own it."""
+    tenants: list[str]
+    backend: str
+    vector_backend: str
+    embedder: str | None

@@ -1,0 +1,162 @@
+"""The read path: routers → fusion → fetch with every filter → packets → budget."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from deltacore.errors import InvalidQueryError
+from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, QueryCriteria
+from deltacore.retrieval.fusion import reciprocal_rank_fusion
+from deltacore.retrieval.packing import pack
+from deltacore.retrieval.routers import DEFAULT_ROUTERS, ROUTERS, SearchContext
+from deltacore.storage import ChromaIndex, SQLStore
+from deltacore.storage.filters import event_filters
+from deltacore.storage.records import delta_from_row
+
+PROVENANCE_DEPTH = 3
+_FLAG_OF_CONFLICT = {"tainted": MemoryFlag.TAINTED, "contradicted": MemoryFlag.CONTRADICTED, "stale": MemoryFlag.STALE}
+
+
+class Retriever:
+    def __init__(
+        self,
+        sql: SQLStore,
+        index: Callable[[], ChromaIndex | None],
+        embed_query: Callable[[str], np.ndarray],
+        candidate_pool: int,
+        rrf_k: int,
+        decay_rate_per_hour: float,
+    ) -> None:
+        self._sql = sql
+        self._index = index
+        self._embed_query = embed_query
+        self._pool = candidate_pool
+        self._rrf_k = rrf_k
+        self._decay = decay_rate_per_hour
+
+    def routers_for(self, criteria: QueryCriteria) -> dict[str, float]:
+        if not criteria.routers:
+            return dict(DEFAULT_ROUTERS) if criteria.text else {"recency": 1.0}
+        unknown = [name for name in criteria.routers if name not in ROUTERS]
+        if unknown:
+            raise InvalidQueryError("routers", f"unknown router {unknown[0]!r}; choose from {sorted(ROUTERS)}")
+        return {name: DEFAULT_ROUTERS.get(name, 1.0) or 1.0 for name in criteria.routers}
+
+    def query(self, criteria: QueryCriteria) -> list[MemoryPacket]:
+        weights = self.routers_for(criteria)
+        # Over-fetch so that post-filters and the token budget still leave top_k to choose from.
+        limit = max(self._pool, criteria.top_k * 3)
+        now = time.time()
+        with self._sql.reader() as conn:
+            filters = event_filters(criteria)
+            context = SearchContext(
+                criteria=criteria,
+                conn=conn,
+                sql=self._sql,
+                filters=filters,
+                limit=limit,
+                index=self._index(),
+                embed_query=self._embed_query,
+            )
+            ranked = {name: ROUTERS[name].search(context) for name in weights}
+            fused = reciprocal_rank_fusion(ranked, weights, self._rrf_k)
+            candidate_ids = [item_id for item_id, _, _ in fused[: limit * 2]]
+            rows = self._sql.fetch_events(conn, candidate_ids, filters)
+            delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows else {}
+            provenance = self._provenance(conn, [d.id for ds in delta_rows.values() for d in ds])
+        packets = []
+        for item_id, score, router_ranks in fused:
+            row = rows.get(item_id)
+            if row is None:
+                continue
+            deltas = tuple(self._delta(d, provenance, now) for d in delta_rows.get(item_id, ()))
+            packet = self._packet(row, score, router_ranks, deltas, provenance, criteria)
+            if self._keep(packet, criteria):
+                packets.append(packet)
+        return pack(packets, criteria.max_tokens, criteria.top_k)
+
+    def _provenance(self, conn: Any, delta_ids: list[str]) -> dict[str, list[str]]:
+        """child -> parents for the deltas and their ancestors up to PROVENANCE_DEPTH."""
+        parents: dict[str, list[str]] = {}
+        frontier = list(delta_ids)
+        for _ in range(PROVENANCE_DEPTH):
+            frontier = [d for d in frontier if d not in parents]
+            if not frontier:
+                break
+            found = self._sql.parents_of(conn, frontier)
+            for delta_id in frontier:
+                parents[delta_id] = found.get(delta_id, [])
+            frontier = [p for ps in found.values() for p in ps]
+        return parents
+
+    def _delta(self, row: Any, parents: Mapping[str, list[str]], now: float) -> Delta:
+        return delta_from_row(row, parents, now, self._decay)
+
+    def _packet(
+        self,
+        row: Any,
+        score: float,
+        router_ranks: dict[str, int],
+        deltas: tuple[Delta, ...],
+        parents: Mapping[str, list[str]],
+        criteria: QueryCriteria,
+    ) -> MemoryPacket:
+        namespace = Namespace(row.namespace)
+        flags: set[MemoryFlag] = set()
+        if namespace is Namespace.SYNTHETIC:
+            flags.add(MemoryFlag.SYNTHETIC)
+        if namespace in (Namespace.UNVERIFIED, Namespace.QUARANTINE):
+            flags.add(MemoryFlag.UNVERIFIED)
+        for delta in deltas:
+            flags.update(_FLAG_OF_CONFLICT[f] for f in delta.conflict_flags if f in _FLAG_OF_CONFLICT)
+        ancestry: list[str] = []
+        frontier = [d.id for d in deltas]
+        while frontier and len(ancestry) < 50:
+            nxt = []
+            for node in frontier:
+                for parent in parents.get(node, ()):
+                    if parent not in ancestry:
+                        ancestry.append(parent)
+                        nxt.append(parent)
+            frontier = nxt
+        return MemoryPacket(
+            id=row.id,
+            text=row.text,
+            kind=EventKind(row.kind),
+            ts=datetime.fromtimestamp(row.ts, timezone.utc),
+            score=score,
+            routers=router_ranks,
+            actor=row.actor,
+            role=row.role,
+            tenant=row.tenant,
+            agent_id=row.agent_id,
+            user_id=row.user_id,
+            session_id=row.session_id,
+            episode_id=row.episode_id,
+            tool_name=row.tool_name,
+            entities=tuple(row.entities or ()),
+            deltas=deltas if criteria.include_deltas else (),
+            provenance=tuple(ancestry),
+            confidence=row.confidence,
+            trust=row.trust,
+            utility=max((d.utility for d in deltas), default=0.0),
+            namespace=namespace,
+            flags=frozenset(flags),
+            token_cost=row.token_count,
+            meta=row.meta or {},
+        )
+
+    @staticmethod
+    def _keep(packet: MemoryPacket, criteria: QueryCriteria) -> bool:
+        if criteria.min_utility is not None and packet.utility < criteria.min_utility:
+            return False
+        if criteria.exclude_tainted and packet.tainted:
+            return False
+        if criteria.exclude_stale and packet.stale:
+            return False
+        return True

@@ -1,0 +1,44 @@
+"""Creating a SQLAlchemy engine with the settings each dialect needs for durability and erasure."""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine, create_engine, event
+
+from deltacore.config import DeltaCoreConfig
+from deltacore.errors import MissingExtraError
+
+
+def create_sql_engine(config: DeltaCoreConfig) -> Engine:
+    url = config.sql_url
+    if config.is_sqlite:
+        config.path.expanduser().mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
+        _configure_sqlite(engine, config)
+        return engine
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise MissingExtraError("A PostgreSQL database_url", "postgres", "psycopg") from exc
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def _configure_sqlite(engine: Engine, config: DeltaCoreConfig) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        # Take transaction control away from pysqlite so that BEGIN IMMEDIATE works (below).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer; several processes
+        cursor.execute(f"PRAGMA synchronous={config.sqlite_synchronous}")
+        cursor.execute("PRAGMA foreign_keys=ON")  # deltas, links and entities cascade with their event
+        cursor.execute("PRAGMA busy_timeout=60000")
+        if config.secure_delete:
+            cursor.execute("PRAGMA secure_delete=ON")  # deleted text must not linger in free pages
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection):  # type: ignore[no-untyped-def]
+        # A write transaction takes the write lock up front: a deferred one that upgrades later
+        # can fail at once with "database is locked" when another process writes concurrently.
+        immediate = connection.get_execution_options().get("dc_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

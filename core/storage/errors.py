@@ -1,0 +1,44 @@
+"""Backend exceptions are translated to DeltaCore's tree here, at the storage boundary."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from deltacore.errors import BackendError, BackendUnavailableError, DeltaCoreError
+
+
+def _is_connection_failure(exc: BaseException) -> bool:
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    if isinstance(exc, (InterfaceError,)):
+        return True
+    if isinstance(exc, OperationalError):
+        message = str(exc).lower()
+        return any(
+            marker in message
+            for marker in ("connection refused", "could not connect", "connection failed", "server closed", "timeout expired", "no such host", "name or service not known")
+        )
+    name = type(exc).__name__
+    # httpx (Chroma's HTTP client) and the stdlib raise these when a server is not there.
+    return name in {"ConnectError", "ConnectTimeout", "ConnectionRefusedError"} or isinstance(exc, ConnectionError)
+
+
+@contextlib.contextmanager
+def translate_backend_errors(what: str) -> Iterator[None]:
+    """Re-raise database and vector-index exceptions as :class:`BackendError` (``from exc``)."""
+    try:
+        yield
+    except DeltaCoreError:
+        raise
+    except Exception as exc:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        if _is_connection_failure(exc):
+            raise BackendUnavailableError(f"{what}: backend unreachable ({exc})") from exc
+        if isinstance(exc, SQLAlchemyError):
+            raise BackendError(f"{what}: database error ({exc})") from exc
+        module = type(exc).__module__ or ""
+        if module.startswith(("chromadb", "httpx")):
+            raise BackendError(f"{what}: vector index error ({exc})") from exc
+        raise

@@ -1,0 +1,76 @@
+"""Append-only schema migrations, run by the explicit, idempotent ``setup()``.
+
+Each migration is a function of a connection and the dialect name. Never edit one that has
+shipped: add a new one at the end. ``dc_store_meta.schema_version`` records how many ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import Connection, Engine, select, text
+
+from deltacore.storage.tables import metadata, store_meta
+
+
+def _create_tables(conn: Connection, dialect: str) -> None:
+    metadata.create_all(conn)
+
+
+def _full_text_index(conn: Connection, dialect: str) -> None:
+    # The full-text index lives in the database so that deleting a row deletes its index
+    # entry in the same transaction (triggers on SQLite, a generated column on PostgreSQL).
+    if dialect == "sqlite":
+        conn.exec_driver_sql(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS dc_events_fts USING fts5("
+            "text, content='dc_events', content_rowid='seq', tokenize='porter unicode61')"
+        )
+        conn.exec_driver_sql(
+            "CREATE TRIGGER IF NOT EXISTS dc_events_fts_ai AFTER INSERT ON dc_events BEGIN "
+            "INSERT INTO dc_events_fts(rowid, text) VALUES (new.seq, new.text); END"
+        )
+        conn.exec_driver_sql(
+            "CREATE TRIGGER IF NOT EXISTS dc_events_fts_ad AFTER DELETE ON dc_events BEGIN "
+            "INSERT INTO dc_events_fts(dc_events_fts, rowid, text) VALUES ('delete', old.seq, old.text); END"
+        )
+        conn.exec_driver_sql(
+            "CREATE TRIGGER IF NOT EXISTS dc_events_fts_au AFTER UPDATE OF text ON dc_events BEGIN "
+            "INSERT INTO dc_events_fts(dc_events_fts, rowid, text) VALUES ('delete', old.seq, old.text); "
+            "INSERT INTO dc_events_fts(rowid, text) VALUES (new.seq, new.text); END"
+        )
+    elif dialect == "postgresql":
+        conn.exec_driver_sql(
+            "ALTER TABLE dc_events ADD COLUMN IF NOT EXISTS tsv tsvector "
+            "GENERATED ALWAYS AS (to_tsvector('english', text)) STORED"
+        )
+        conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_events_tsv ON dc_events USING GIN (tsv)")
+
+
+MIGRATIONS: list[Callable[[Connection, str], None]] = [
+    _create_tables,
+    _full_text_index,
+]
+
+
+def run_migrations(engine: Engine) -> int:
+    """Bring the schema up to date; safe to call from many processes at once. Returns the version."""
+    dialect = engine.dialect.name
+    with engine.begin() as conn:
+        if dialect == "postgresql":
+            # Serialise concurrent setup() calls of several processes on one database.
+            conn.execute(text("SELECT pg_advisory_xact_lock(7305188031)"))
+        store_meta.create(conn, checkfirst=True)
+        row = conn.execute(select(store_meta.c.value).where(store_meta.c.key == "schema_version")).first()
+        version = int(row[0]) if row else 0
+        for migration in MIGRATIONS[version:]:
+            migration(conn, dialect)
+        if version != len(MIGRATIONS):
+            if row:
+                conn.execute(
+                    store_meta.update()
+                    .where(store_meta.c.key == "schema_version")
+                    .values(value=str(len(MIGRATIONS)))
+                )
+            else:
+                conn.execute(store_meta.insert().values(key="schema_version", value=str(len(MIGRATIONS))))
+    return len(MIGRATIONS)

@@ -1,0 +1,61 @@
+"""Rows to records: the one mapping from stored rows to the public model classes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from deltacore.delta.utility import decayed_utility
+from deltacore.model import Delta, Event, EventKind, Namespace
+
+
+def delta_from_row(row: Any, parents: Mapping[str, Sequence[str]], now: float, decay_rate_per_hour: float) -> Delta:
+    return Delta(
+        id=row.id,
+        event_id=row.event_id,
+        tenant=row.tenant,
+        ts=datetime.fromtimestamp(row.ts, timezone.utc),
+        kind=EventKind(row.kind),
+        trigger=row.trigger,
+        action=row.action,
+        result=row.result,
+        subject=row.subject,
+        predicate=row.predicate,
+        object=row.object,
+        utility=decayed_utility(row.utility, row.utility_ts, now, decay_rate_per_hour),
+        credit=row.credit,
+        parent_ids=tuple(parents.get(row.id, ())),
+        conflict_flags=tuple(row.conflict_flags or ()),
+        namespace=Namespace(row.namespace),
+        tool_name=row.tool_name,
+        tool_schema_hash=row.tool_schema_hash,
+        agent_id=row.agent_id,
+        user_id=row.user_id,
+        session_id=row.session_id,
+        episode_id=row.episode_id,
+    )
+
+
+def event_from_row(row: Any) -> Event:
+    return Event(
+        id=row.id,
+        ts=datetime.fromtimestamp(row.ts, timezone.utc),
+        kind=EventKind(row.kind),
+        text=row.text,
+        role=row.role,
+        actor=row.actor,
+        source=row.source,
+        tenant=row.tenant,
+        agent_id=row.agent_id,
+        user_id=row.user_id,
+        session_id=row.session_id,
+        episode_id=row.episode_id,
+        parent_ids=tuple(row.parent_ids or ()),
+        confidence=row.confidence,
+        tool_name=row.tool_name,
+        tool_args=row.tool_args,
+        tool_schema_hash=row.tool_schema_hash,
+        entities=tuple(row.entities or ()),
+        meta=row.meta or {},
+    )

@@ -1,0 +1,341 @@
+"""The SQL source of truth: statements over the tables, run on a SQLAlchemy engine.
+
+Every write of a batch (events, deltas, provenance links, entity index, full-text index via the
+database itself, and the vector outbox) happens in one transaction: a batch is stored whole or
+not at all, and a crash after the commit loses nothing because the outbox is replayed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, ColumnElement, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from deltacore.config import DeltaCoreConfig
+from deltacore.errors import ConfigurationError
+from deltacore.storage.engine_factory import create_sql_engine
+from deltacore.storage.errors import translate_backend_errors
+from deltacore.storage.filters import entity_filter
+from deltacore.storage.migrations import run_migrations
+from deltacore.storage.tables import (
+    delta_links,
+    deltas,
+    event_entities,
+    events,
+    outbox,
+    store_meta,
+    system_events,
+)
+
+
+class SQLStore:
+    """Reads and writes the SQL tables. Knows nothing about embeddings or retrieval."""
+
+    def __init__(self, config: DeltaCoreConfig) -> None:
+        self.config = config
+        with translate_backend_errors("opening the database"):
+            self.engine = create_sql_engine(config)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def setup(self) -> int:
+        """Create or migrate the schema (idempotent, safe under concurrency)."""
+        with translate_backend_errors("setting up the database"):
+            return run_migrations(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[Connection]:
+        with translate_backend_errors("reading"), self.engine.connect() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[Connection]:
+        """A write transaction; on SQLite it takes the write lock up front (BEGIN IMMEDIATE)."""
+        with translate_backend_errors("writing"), self.engine.connect() as conn:
+            conn = conn.execution_options(dc_write=True)
+            with conn.begin():
+                yield conn
+
+    # ---- store identity -------------------------------------------------------------------
+
+    def check_embedder(self, name: str, dimension: int) -> None:
+        """Refuse to mix vectors of two different embedders in one store."""
+        with self.writer() as conn:
+            rows = dict(conn.execute(select(store_meta.c.key, store_meta.c.value)).all())
+            stored_name, stored_dim = rows.get("embedder"), rows.get("embedding_dimension")
+            if stored_name is None:
+                conn.execute(
+                    insert(store_meta),
+                    [{"key": "embedder", "value": name}, {"key": "embedding_dimension", "value": str(dimension)}],
+                )
+                return
+        if stored_name != name or int(stored_dim or 0) != dimension:
+            raise ConfigurationError(
+                "embedder",
+                f"this store was built with '{stored_name}' ({stored_dim} dimensions) but was opened with "
+                f"'{name}' ({dimension}); open it with the same embedder, or call reindex(reembed=True) "
+                "after opening with allow_embedder_change=True",
+            )
+
+    def set_embedder(self, name: str, dimension: int) -> None:
+        with self.writer() as conn:
+            conn.execute(delete(store_meta).where(store_meta.c.key.in_(["embedder", "embedding_dimension"])))
+            conn.execute(
+                insert(store_meta),
+                [{"key": "embedder", "value": name}, {"key": "embedding_dimension", "value": str(dimension)}],
+            )
+
+    # ---- write path ---------------------------------------------------------------------------
+
+    def existing_event_ids(self, conn: Connection, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _chunks(list(ids), 500):
+            found.update(conn.execute(select(events.c.id).where(events.c.id.in_(chunk))).scalars())
+        return found
+
+    def existing_hashes(self, conn: Connection, tenant: str, hashes: Sequence[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for chunk in _chunks(list(hashes), 500):
+            statement = select(events.c.content_hash, events.c.id).where(
+                events.c.tenant == tenant, events.c.content_hash.in_(chunk)
+            )
+            for content_hash, event_id in conn.execute(statement):
+                found.setdefault(content_hash, event_id)
+        return found
+
+    def delta_ids_for_events(self, conn: Connection, event_ids: Iterable[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for chunk in _chunks(list(event_ids), 500):
+            statement = select(deltas.c.event_id, deltas.c.id).where(deltas.c.event_id.in_(chunk))
+            found.update({event_id: delta_id for event_id, delta_id in conn.execute(statement)})
+        return found
+
+    def episode_tails(self, conn: Connection, tenant: str, episode_ids: Iterable[str]) -> dict[str, tuple[str, float]]:
+        """The latest delta (id, ts) already stored in each episode."""
+        tails: dict[str, tuple[str, float]] = {}
+        for episode_id in set(episode_ids):
+            row = conn.execute(
+                select(deltas.c.id, deltas.c.ts)
+                .where(deltas.c.tenant == tenant, deltas.c.episode_id == episode_id)
+                .order_by(deltas.c.ts.desc(), deltas.c.id.desc())
+                .limit(1)
+            ).first()
+            if row is not None:
+                tails[episode_id] = (row.id, row.ts)
+        return tails
+
+    def insert_batch(
+        self,
+        conn: Connection,
+        event_rows: list[dict[str, Any]],
+        delta_rows: list[dict[str, Any]],
+        link_rows: list[dict[str, Any]],
+        entity_rows: list[dict[str, Any]],
+    ) -> set[str]:
+        """Insert a batch; events whose id already exists (a concurrent writer) are skipped.
+
+        Returns the ids actually inserted; only their deltas, links and outbox rows are written.
+        """
+        if not event_rows:
+            return set()
+        dialect_insert = sqlite.insert if self.dialect == "sqlite" else postgresql.insert
+        statement = dialect_insert(events).on_conflict_do_nothing(index_elements=["id"]).returning(events.c.id)
+        inserted = set(conn.execute(statement, event_rows).scalars()) if len(event_rows) > 1 else set(
+            conn.execute(statement.values(event_rows[0])).scalars()
+        )
+        delta_rows = [row for row in delta_rows if row["event_id"] in inserted]
+        kept_deltas = {row["id"] for row in delta_rows}
+        link_rows = [row for row in link_rows if row["child_id"] in kept_deltas]
+        entity_rows = [row for row in entity_rows if row["event_id"] in inserted]
+        if delta_rows:
+            conn.execute(insert(deltas), delta_rows)
+        if link_rows:
+            conn.execute(insert(delta_links), link_rows)
+        if entity_rows:
+            conn.execute(insert(event_entities), entity_rows)
+        now = time.time()
+        outbox_rows = [
+            {"tenant": row["tenant"], "event_id": row["id"], "op": "upsert", "created_at": now}
+            for row in event_rows
+            if row["id"] in inserted
+        ]
+        if outbox_rows:
+            conn.execute(insert(outbox), outbox_rows)
+        return inserted
+
+    def log_system_event(self, conn: Connection, tenant: str, kind: str, payload: dict[str, Any]) -> None:
+        conn.execute(insert(system_events).values(ts=time.time(), tenant=tenant, kind=kind, payload=payload))
+
+    def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
+        statement = select(system_events).order_by(system_events.c.id)
+        if kind is not None:
+            statement = statement.where(system_events.c.kind == kind)
+        if tenant is not None:
+            statement = statement.where(system_events.c.tenant == tenant)
+        with self.reader() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
+    # ---- read path ----------------------------------------------------------------------------
+
+    def fetch_events(
+        self, conn: Connection, ids: Sequence[str], filters: Sequence[ColumnElement[bool]] = ()
+    ) -> dict[str, Any]:
+        """Rows of ``ids`` that pass ``filters``, by id (embedding column left out)."""
+        columns = [c for c in events.c if c.name != "embedding"]
+        found: dict[str, Any] = {}
+        for chunk in _chunks(list(ids), 500):
+            statement = select(*columns).where(events.c.id.in_(chunk), *filters)
+            found.update({row.id: row for row in conn.execute(statement)})
+        return found
+
+    def deltas_for_events(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, list[Any]]:
+        found: dict[str, list[Any]] = {}
+        for chunk in _chunks(list(event_ids), 500):
+            for row in conn.execute(select(deltas).where(deltas.c.event_id.in_(chunk))):
+                found.setdefault(row.event_id, []).append(row)
+        return found
+
+    def fetch_deltas(self, conn: Connection, delta_ids: Sequence[str]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for chunk in _chunks(list(delta_ids), 500):
+            found.update({row.id: row for row in conn.execute(select(deltas).where(deltas.c.id.in_(chunk)))})
+        return found
+
+    def parents_of(self, conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for chunk in _chunks(list(delta_ids), 500):
+            statement = select(delta_links.c.child_id, delta_links.c.parent_id).where(delta_links.c.child_id.in_(chunk))
+            for child, parent in conn.execute(statement):
+                found.setdefault(child, []).append(parent)
+        return found
+
+    def children_of(self, conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for chunk in _chunks(list(delta_ids), 500):
+            statement = select(delta_links.c.parent_id, delta_links.c.child_id).where(delta_links.c.parent_id.in_(chunk))
+            for parent, child in conn.execute(statement):
+                found.setdefault(parent, []).append(child)
+        return found
+
+    def recent_event_ids(
+        self, conn: Connection, filters: Sequence[ColumnElement[bool]], limit: int
+    ) -> list[tuple[str, float]]:
+        statement = select(events.c.id, events.c.ts).where(*filters).order_by(events.c.ts.desc(), events.c.seq.desc())
+        return [(row.id, float(row.ts)) for row in conn.execute(statement.limit(limit))]
+
+    def scan_embeddings(
+        self, conn: Connection, filters: Sequence[ColumnElement[bool]], batch: int = 5000
+    ) -> Iterator[tuple[list[str], np.ndarray]]:
+        """Stream (ids, vectors) in scope: the brute-force path and ``reindex()`` use it."""
+        statement = (
+            select(events.c.id, events.c.embedding)
+            .where(events.c.embedding.is_not(None), *filters)
+            .order_by(events.c.seq)
+            .execution_options(yield_per=batch)
+        )
+        result = conn.execute(statement)
+        for partition in result.partitions(batch):
+            ids = [row.id for row in partition]
+            vectors = np.stack([np.frombuffer(row.embedding, dtype=np.float32) for row in partition])
+            yield ids, vectors
+
+    def event_ids_where(self, conn: Connection, filters: Sequence[ColumnElement[bool]]) -> list[str]:
+        return list(conn.execute(select(events.c.id).where(*filters)).scalars())
+
+    # ---- delete -------------------------------------------------------------------------------
+
+    def select_event_ids(
+        self,
+        conn: Connection,
+        tenant: str,
+        event_ids: Sequence[str] | None,
+        *,
+        entity: str | None = None,
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[str]:
+        """Ids in ``tenant`` matching every given selector (ids, entity, scope)."""
+        filters: list[ColumnElement[bool]] = [events.c.tenant == tenant]
+        if entity is not None:
+            filters.append(entity_filter(tenant, entity))
+        for name, value in (("agent_id", agent_id), ("user_id", user_id), ("session_id", session_id)):
+            if value is not None:
+                filters.append(events.c[name] == value)
+        if event_ids is None:
+            return self.event_ids_where(conn, filters)
+        found: list[str] = []
+        for chunk in _chunks(list(event_ids), 500):
+            found.extend(self.event_ids_where(conn, [*filters, events.c.id.in_(chunk)]))
+        return found
+
+    def delete_events(self, conn: Connection, ids: Sequence[str]) -> tuple[list[str], int, int]:
+        """Delete events with their deltas, links, entities and full-text entries; queue the
+        vector deletes in the same transaction. Returns (deleted ids, deltas, links)."""
+        present = self.fetch_events(conn, ids)
+        if not present:
+            return [], 0, 0
+        id_list = list(present)
+        delta_ids: list[str] = []
+        for chunk in _chunks(id_list, 500):
+            delta_ids.extend(conn.execute(select(deltas.c.id).where(deltas.c.event_id.in_(chunk))).scalars())
+        links = 0
+        for chunk in _chunks(delta_ids, 500):
+            links += conn.execute(
+                delete(delta_links).where(
+                    delta_links.c.child_id.in_(chunk) | delta_links.c.parent_id.in_(chunk)
+                )
+            ).rowcount
+            conn.execute(delete(deltas).where(deltas.c.id.in_(chunk)))
+        now = time.time()
+        for chunk in _chunks(id_list, 500):
+            conn.execute(delete(event_entities).where(event_entities.c.event_id.in_(chunk)))
+            conn.execute(delete(events).where(events.c.id.in_(chunk)))
+        conn.execute(
+            insert(outbox),
+            [{"tenant": present[i].tenant, "event_id": i, "op": "delete", "created_at": now} for i in id_list],
+        )
+        return id_list, len(delta_ids), links
+
+    # ---- maintenance --------------------------------------------------------------------------
+
+    def update_embeddings(self, conn: Connection, pairs: list[tuple[str, bytes]]) -> None:
+        for event_id, blob in pairs:
+            conn.execute(update(events).where(events.c.id == event_id).values(embedding=blob))
+
+    def counts(self, tenant: str | None = None) -> dict[str, Any]:
+        with self.reader() as conn:
+            def count(table: Any) -> int:
+                statement = select(func.count()).select_from(table)
+                if tenant is not None and "tenant" in table.c:
+                    statement = statement.where(table.c.tenant == tenant)
+                return int(conn.execute(statement).scalar_one())
+
+            tenants = list(conn.execute(select(events.c.tenant).distinct().order_by(events.c.tenant)).scalars())
+            links_statement = select(func.count()).select_from(delta_links)
+            if tenant is not None:
+                links_statement = links_statement.join(deltas, deltas.c.id == delta_links.c.child_id).where(
+                    deltas.c.tenant == tenant
+                )
+            return {
+                "events": count(events),
+                "deltas": count(deltas),
+                "links": int(conn.execute(links_statement).scalar_one()),
+                "outbox_pending": count(outbox),
+                "tenants": tenants,
+            }
+
+
+def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

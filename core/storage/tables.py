@@ -1,0 +1,142 @@
+"""The SQL schema: the source of truth. Every other index is derived from these tables.
+
+Every row carries tenant and agent/user/session scope and a path back to its source event
+(``deltas.event_id``, ``delta_links``), so that a delete or a forget can find everything derived
+from a person or an event.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+# SQLite only auto-increments an INTEGER PRIMARY KEY; PostgreSQL wants a BIGINT identity.
+_SEQ = BigInteger().with_variant(Integer(), "sqlite")
+_ID = String(128)
+_SCOPE = String(128)
+
+events = Table(
+    "dc_events",
+    metadata,
+    Column("seq", _SEQ, primary_key=True, autoincrement=True, comment="insertion order; full-text rowid"),
+    Column("id", _ID, nullable=False, unique=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("agent_id", _SCOPE),
+    Column("user_id", _SCOPE),
+    Column("session_id", _SCOPE),
+    Column("episode_id", _SCOPE),
+    Column("ts", Float, nullable=False, comment="unix seconds, UTC"),
+    Column("kind", String(32), nullable=False),
+    Column("role", String(64)),
+    Column("actor", String(256)),
+    Column("source", String(256)),
+    Column("channel", String(32), nullable=False),
+    Column("namespace", String(32), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("content_hash", String(64), nullable=False),
+    Column("confidence", Float, nullable=False),
+    Column("trust", Float, nullable=False),
+    Column("tool_name", String(256)),
+    Column("tool_args", JSON),
+    Column("tool_schema_hash", String(64)),
+    Column("entities", JSON, nullable=False),
+    Column("parent_ids", JSON, nullable=False),
+    Column("meta", JSON, nullable=False),
+    Column("token_count", Integer, nullable=False),
+    Column("embedding", LargeBinary, comment="float32 vector; the vector index is rebuilt from it"),
+    Column("created_at", Float, nullable=False),
+)
+Index("ix_dc_events_dedupe", events.c.tenant, events.c.content_hash)
+Index("ix_dc_events_scope_ts", events.c.tenant, events.c.ts)
+Index("ix_dc_events_episode", events.c.tenant, events.c.episode_id, events.c.ts)
+Index("ix_dc_events_actor", events.c.tenant, events.c.actor)
+Index("ix_dc_events_user", events.c.tenant, events.c.user_id)
+
+deltas = Table(
+    "dc_deltas",
+    metadata,
+    Column("id", _ID, primary_key=True),
+    Column("event_id", _ID, ForeignKey("dc_events.id", ondelete="CASCADE"), nullable=False),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("agent_id", _SCOPE),
+    Column("user_id", _SCOPE),
+    Column("session_id", _SCOPE),
+    Column("episode_id", _SCOPE),
+    Column("ts", Float, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("trigger", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("result", Text, nullable=False),
+    Column("subject", String(512)),
+    Column("predicate", String(256)),
+    Column("object", Text),
+    Column("utility", Float, nullable=False),
+    Column("utility_ts", Float, nullable=False, comment="when utility was last set; decay runs from here"),
+    Column("credit", Float, nullable=False),
+    Column("namespace", String(32), nullable=False),
+    Column("tool_name", String(256)),
+    Column("tool_schema_hash", String(64)),
+    Column("conflict_flags", JSON, nullable=False),
+)
+Index("ix_dc_deltas_event", deltas.c.event_id)
+Index("ix_dc_deltas_spo", deltas.c.tenant, deltas.c.subject, deltas.c.predicate)
+Index("ix_dc_deltas_tool", deltas.c.tenant, deltas.c.tool_name)
+
+delta_links = Table(
+    "dc_delta_links",
+    metadata,
+    Column("child_id", _ID, ForeignKey("dc_deltas.id", ondelete="CASCADE"), primary_key=True),
+    Column("parent_id", _ID, ForeignKey("dc_deltas.id", ondelete="CASCADE"), primary_key=True),
+    Column("relation", String(32), nullable=False, comment="parent (explicit) or sequence (episode order)"),
+)
+Index("ix_dc_links_parent", delta_links.c.parent_id)
+
+event_entities = Table(
+    "dc_event_entities",
+    metadata,
+    Column("event_id", _ID, ForeignKey("dc_events.id", ondelete="CASCADE"), primary_key=True),
+    Column("entity", String(256), primary_key=True, comment="casefolded"),
+    Column("tenant", _SCOPE, nullable=False),
+)
+Index("ix_dc_entities_lookup", event_entities.c.tenant, event_entities.c.entity)
+
+outbox = Table(
+    "dc_vector_outbox",
+    metadata,
+    Column("id", _SEQ, primary_key=True, autoincrement=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("event_id", _ID, nullable=False),
+    Column("op", String(8), nullable=False, comment="upsert | delete"),
+    Column("created_at", Float, nullable=False),
+)
+
+system_events = Table(
+    "dc_system_events",
+    metadata,
+    Column("id", _SEQ, primary_key=True, autoincrement=True),
+    Column("ts", Float, nullable=False),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("kind", String(64), nullable=False, comment="CAUSAL_LOOP, …"),
+    Column("payload", JSON, nullable=False),
+)
+
+store_meta = Table(
+    "dc_store_meta",
+    metadata,
+    Column("key", String(128), primary_key=True),
+    Column("value", Text, nullable=False),
+)
