@@ -78,8 +78,9 @@ class IngestPipeline:
 
         # 1. gateway, validation, normalisation; in-batch dedupe (first copy wins).
         candidates: list[_Candidate] = []
-        seen_ids: dict[str, int] = {}
-        seen_hashes: dict[tuple[str, str], str] = {}
+        first_with_id: dict[str, int] = {}
+        first_with_hash: dict[tuple[str, str], int] = {}
+        copies: list[tuple[int, int]] = []  # (index of a copy, index of the first occurrence)
         for index, raw in enumerate(raw_events):
             try:
                 event = normalize_event(coerce_event(raw, index, self._max_text_chars))
@@ -87,18 +88,19 @@ class IngestPipeline:
                 rejected.append(Rejection(index=index, field=exc.field, reason=exc.reason, event_id=_raw_id(raw)))
                 continue
             digest = content_hash(event)
-            if event.id in seen_ids or (event.tenant, digest) in seen_hashes:
-                event_ids[index] = seen_hashes.get((event.tenant, digest), event.id)
-                duplicates.append(event_ids[index])  # type: ignore[arg-type]
+            first = first_with_id.get(event.id, first_with_hash.get((event.tenant, digest)))
+            if first is not None:
+                copies.append((index, first))
                 continue
-            seen_ids[event.id] = index
-            seen_hashes[(event.tenant, digest)] = event.id
+            first_with_id[event.id] = index
+            first_with_hash[(event.tenant, digest)] = index
             candidates.append(_Candidate(index, event, self._gateway.admit(event, channel), digest))
 
         # 2. dedupe against the store (cheap pre-check so duplicates are never embedded).
         with self._sql.reader() as conn:
             candidates = self._drop_stored(conn, candidates, event_ids, duplicates)
         if not candidates:
+            _resolve_copies(event_ids, copies, duplicates)
             return IngestResult(event_ids=event_ids, duplicates=duplicates, rejected=rejected)
 
         # 3. embed outside any transaction: it is the slow part and needs no lock.
@@ -124,6 +126,7 @@ class IngestPipeline:
                 delta_ids.append(delta_id_for(candidate.event.id))
             else:
                 duplicates.append(candidate.event.id)
+        _resolve_copies(event_ids, copies, duplicates)
         for loop in loops:
             message = f"E02 CIRCULAR_CAUSAL_CHAIN: {' -> '.join(loop)}; broken at its lowest-utility edge"
             log.warning(message)
@@ -293,6 +296,14 @@ class IngestPipeline:
                 for e in dict.fromkeys(e.casefold() for e in event.entities)
             )
         return event_rows, delta_rows, link_rows, entity_rows
+
+
+def _resolve_copies(event_ids: list[str | None], copies: list[tuple[int, int]], duplicates: list[str]) -> None:
+    """A repeated event in a batch gets the id its first occurrence ended up with."""
+    for index, first in copies:
+        event_ids[index] = event_ids[first]
+        if event_ids[index] is not None:
+            duplicates.append(event_ids[index])  # type: ignore[arg-type]
 
 
 def _raw_id(raw: Any) -> str | None:
