@@ -1,14 +1,16 @@
-"""The one check every adapter runs before importing its framework."""
+"""The one check every adapter runs before it imports its framework."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 
 from deltacore.errors import MissingExtraError
 
 
 def require(framework: str, extra: str, *modules: str) -> None:
-    """Raise :class:`MissingExtraError` naming ``extra`` unless every module is importable."""
+    """Import each module, or raise :class:`MissingExtraError` naming the extra to install."""
     for module in modules:
-        if importlib.util.find_spec(module.split(".")[0]) is None or importlib.util.find_spec(module) is None:
-            raise MissingExtraError(f"deltacore.adapters.{extra} ({framework})", extra, module)
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise MissingExtraError(f"deltacore.adapters.{extra} ({framework})", extra, module) from exc

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -93,14 +94,21 @@ def _fail(message: str, code: int) -> int:
 
 
 def _explain_configuration_error(exc: ConfigurationError) -> str:
+    """The message, with command-line advice instead of Python advice for a mismatched embedder."""
     message = str(exc)
-    if exc.field == "embedder" and "built with" in message:
-        message += (
-            ". On the command line, pass the --embedder this store was built with "
-            f"({' or '.join(_EMBEDDERS)}), or switch it for good with "
-            f"`{PROG} --embedder NAME reindex --reembed`"
-        )
-    return message
+    built = _BUILT_WITH.search(message)
+    if exc.field != "embedder" or built is None:
+        return message
+    name = built[1]
+    flag = "fake" if name.startswith("deltacore-fake") else "minilm" if name == MiniLMEmbedder().name() else None
+    advice = f"pass --embedder {flag}" if flag else f"open it with the embedder it was built with ({name})"
+    return (
+        f"{message.split('; open it with')[0]}. A store keeps one embedder: {advice}, or switch the "
+        f"store to another one with `{PROG} --embedder NAME reindex --reembed`"
+    )
+
+
+_BUILT_WITH = re.compile(r"built with '([^']+)'")
 
 
 # ---- arguments --------------------------------------------------------------------------------
@@ -251,6 +259,8 @@ def _config(args: argparse.Namespace) -> DeltaCoreConfig:
 
         overrides["embedder"] = FakeEmbedder()
     else:
+        # Our own messages are enough; the model loads in well under a second.
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         # Loads lazily: `stats` and `reindex` work without the model (or the 'local' extra);
         # whatever needs a vector raises MissingExtraError naming the extra to install.
         overrides["embedder"] = MiniLMEmbedder()
@@ -258,8 +268,14 @@ def _config(args: argparse.Namespace) -> DeltaCoreConfig:
 
 
 @contextmanager
-def _open_store(args: argparse.Namespace, *, allow_embedder_change: bool = False) -> Iterator[DeltaCore]:
-    memory = DeltaCore.open(config=_config(args), allow_embedder_change=allow_embedder_change)
+def _open_store(
+    args: argparse.Namespace, *, allow_embedder_change: bool = False, must_exist: bool = True
+) -> Iterator[DeltaCore]:
+    config = _config(args)
+    if must_exist and not config.database_url and not (config.path.expanduser() / "deltacore.db").exists():
+        # Reading a folder that holds no store would silently create an empty one there.
+        raise UsageError(f"no store in {config.path}: ingest something first, or pass --path (or set DELTACORE_PATH)")
+    memory = DeltaCore.open(config=config, allow_embedder_change=allow_embedder_change)
     try:
         yield memory
     finally:
@@ -306,7 +322,7 @@ class _IngestReport:
         self.progress.write(f"warning: {message}", file=sys.stderr)
 
 
-_BATCH_INDEX = re.compile(r"\bevent\[(\d+)\]")
+_BATCH_INDEX = re.compile(r"\bevent\[(\d+)\]\.?")
 
 
 def _send(memory: DeltaCore, batch: list[Any], lines: list[int], channel: str | None, report: _IngestReport) -> None:
@@ -319,7 +335,7 @@ def _send(memory: DeltaCore, batch: list[Any], lines: list[int], channel: str | 
         report.problem(lines[rejection.index], f"{rejection.field}: {rejection.reason}")
     for warning in result.warnings:
         # Warnings name events by their index in the batch; the user knows them by line number.
-        report.warning(_BATCH_INDEX.sub(lambda m: f"line {lines[int(m[1])]}", warning))
+        report.warning(_BATCH_INDEX.sub(lambda m: f"line {lines[int(m[1])]}: ", warning))
     batch.clear()
     lines.clear()
 
@@ -327,7 +343,7 @@ def _send(memory: DeltaCore, batch: list[Any], lines: list[int], channel: str | 
 def _cmd_ingest(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    with _input_lines(args.file) as (stream, total), _open_store(args) as memory:
+    with _input_lines(args.file) as (stream, total), _open_store(args, must_exist=False) as memory:
         batch: list[Any] = []
         batch_lines: list[int] = []
         with tqdm(total=total, unit=" lines", desc="ingest", file=sys.stderr, disable=None, leave=False) as progress:

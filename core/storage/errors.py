@@ -19,6 +19,8 @@ def _is_connection_failure(exc: BaseException) -> bool:
             marker in message
             for marker in ("connection refused", "could not connect", "connection failed", "server closed", "timeout expired", "no such host", "name or service not known")
         )
+    if isinstance(exc, ValueError) and "could not connect" in str(exc).lower():
+        return True  # chromadb's HttpClient turns httpx.ConnectError into this ValueError
     name = type(exc).__name__
     # httpx (Chroma's HTTP client) and the stdlib raise these when a server is not there.
     return name in {"ConnectError", "ConnectTimeout", "ConnectionRefusedError"} or isinstance(exc, ConnectionError)

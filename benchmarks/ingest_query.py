@@ -1,0 +1,847 @@
+#!/usr/bin/env python
+"""Ingest throughput and query latency: DeltaCore vs raw Chroma vs numpy brute force.
+
+Every system gets the same synthetic agent memories, the same embedder object and the same
+batch size, in one run:
+
+* ``numpy-exact``  embed each batch into a preallocated matrix; query = embed + matrix product +
+  ``argpartition`` top-k. The physical limit. Its ingest time *is* the pure embedding time of
+  the texts (same embedder, same batches), which the engine-overhead figure is computed from.
+* ``chroma-raw``   ``chromadb.PersistentClient`` in a temp dir, cosine HNSW, no embedding
+  function; ingest = embed the batch + ``collection.add(ids, embeddings, documents)``;
+  query = embed the question + ``collection.query(query_embeddings=..., n_results=k)``.
+* ``deltacore``    ``DeltaCore.open(tmpdir, embedder=...)`` (SQLite + embedded Chroma);
+  ingest = ``memory.ingest(list_of_dicts)``; query = ``memory.query(text, top_k=k)`` (semantic +
+  lexical FTS5 + recency routers, fused) and, on the same store,
+  ``deltacore-semantic`` = ``memory.query(text, top_k=k, routers=["semantic"])``.
+
+Query latency always includes embedding the question. Ingest time always includes embedding.
+
+Usage (the figures in docs/benchmarks.md come from)::
+
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False \\
+        /work/venv/bin/python benchmarks/ingest_query.py --sizes 10000 100000 --embedders fake minilm
+
+MiniLM embeds roughly 100 short texts/s on a 2-core machine, so by default it only runs at sizes
+up to ``--minilm-max-size`` (10 000); raise it to run MiniLM at 100k (about 15 min per system).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import json
+import os
+import platform
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_JSON = ROOT / "benchmarks" / "results" / "ingest_query.json"
+DEFAULT_PNG = ROOT / "docs" / "img" / "ingest_query.png"
+
+SYSTEMS = ("numpy-exact", "chroma-raw", "deltacore", "deltacore-semantic")
+SYSTEM_LABELS = {
+    "numpy-exact": "numpy brute force (exact)",
+    "chroma-raw": "raw Chroma",
+    "deltacore": "DeltaCore (default routers)",
+    "deltacore-semantic": 'DeltaCore (routers=["semantic"])',
+}
+
+# --------------------------------------------------------------------------------------------
+# Synthetic agent memories
+# --------------------------------------------------------------------------------------------
+
+SERVICES = [
+    "billing-api", "auth-service", "search-indexer", "payments-gateway", "user-profile", "notification-worker",
+    "inventory-db", "checkout-web", "recommendation-engine", "email-sender", "report-generator", "image-resizer",
+    "session-cache", "audit-logger", "feature-flags", "order-router", "pricing-engine", "shipping-tracker",
+    "fraud-detector", "analytics-pipeline", "ledger-service", "media-cdn", "chat-backend", "geo-locator",
+    "tax-calculator", "catalog-sync", "webhook-relay", "rate-limiter", "config-server", "metrics-collector",
+    "backup-runner", "identity-broker", "coupon-service", "cart-service", "ml-scorer", "doc-converter",
+    "invoice-printer", "sms-gateway", "queue-monitor", "license-checker",
+]
+USERS = [
+    "alice", "bob", "carol", "dmitri", "eve", "farah", "gustavo", "hana", "ivan", "julia", "kenji", "lena",
+    "mateo", "nadia", "oscar", "priya", "quentin", "rosa", "samir", "tanya", "ulrich", "valentina", "wei",
+    "xavier", "yara", "zoltan", "amara", "bjorn", "chen", "diego", "elif", "fatima", "gregor", "hiro", "ines",
+    "jamal", "katarina", "liam", "mei", "noah", "olga", "pedro", "rania", "sven", "tomas", "uma", "viktor",
+    "wanda", "yusuf", "zara",
+]
+AGENTS = ["ops-agent", "support-agent", "coding-agent", "research-agent", "sre-copilot"]
+TOOLS = [
+    "kubectl", "psql", "git", "terraform", "curl", "grep", "pytest", "docker", "helm", "aws-cli", "gcloud",
+    "redis-cli", "jq", "ansible", "npm", "pip", "make", "ssh", "rsync", "prometheus-query", "grafana-api",
+    "sentry-api", "jira-api", "slack-api", "github-api", "vault", "openssl", "dig", "tcpdump", "htop",
+]
+ERRORS = [
+    "connection refused", "timeout after 30 seconds", "OOMKilled", "HTTP 503 service unavailable",
+    "HTTP 429 too many requests", "certificate expired", "disk quota exceeded", "deadlock detected",
+    "null pointer exception", "permission denied", "DNS resolution failed", "schema migration conflict",
+    "checksum mismatch", "segmentation fault", "rate limit exceeded", "invalid JSON payload",
+    "stale cache entry", "duplicate key violation", "broken pipe", "too many open files",
+    "unauthorized token", "replica lag above threshold", "TLS handshake failure", "missing environment variable",
+]
+REGIONS = ["eu-west-1", "us-east-1", "us-west-2", "ap-south-1", "eu-central-1", "sa-east-1", "ap-northeast-1"]
+TOPICS = [
+    "refund policy", "password reset", "invoice format", "API pagination", "webhook retries", "data export",
+    "two-factor login", "plan upgrade", "GDPR deletion", "billing cycle", "SSO setup", "usage limits",
+    "dark mode", "CSV import", "mobile notifications", "audit trail", "team invitations", "custom domains",
+]
+DATABASES = ["postgres", "redis", "mysql", "mongodb", "elasticsearch", "clickhouse", "sqlite", "cassandra"]
+METRICS = ["p99 latency", "error rate", "CPU usage", "memory usage", "queue depth", "request rate", "GC pause"]
+FILES = ["config.yaml", "Dockerfile", "main.py", "schema.sql", "values.yaml", "nginx.conf", "Makefile", "app.ts"]
+LANGS = ["English", "Spanish", "German", "French", "Japanese", "Portuguese"]
+PREFS = [
+    "concise answers", "answers in {lang}", "weekly summaries on Monday", "no emails after 6pm",
+    "dark mode dashboards", "step-by-step instructions", "links to the runbook", "metric units",
+]
+
+# (kind, role, template). Slots: {svc} {svc2} {user} {agent} {tool} {err} {region} {topic} {db}
+# {metric} {file} {port} {n} {pct} {ms} {ver} {pref} {ticket} {lang}
+TEMPLATES: list[tuple[str, str, str]] = [
+    ("fact", "assistant", "The {svc} service listens on port {port} in {region} and talks to {db} for its main storage."),
+    ("fact", "assistant", "{svc} version {ver} depends on {svc2}; upgrading one without the other breaks the {topic} flow."),
+    ("fact", "user", "{user} is the on-call owner of {svc} this week and prefers to be paged through the {tool} integration."),
+    ("fact", "user", "{user} prefers {pref} when asking about {topic}."),
+    ("observation", "assistant", "The {metric} of {svc} in {region} rose to {ms} ms at {hour}:{minute} after the deploy of version {ver}."),
+    ("observation", "assistant", "Disk usage on the {db} cluster behind {svc} reached {pct} percent; old partitions from {n} days ago can be dropped."),
+    ("observation", "assistant", "Error rate of {svc} dropped back to {pct2} percent once {svc2} was restarted in {region}."),
+    ("tool_result", "tool", "{tool} against {svc} returned {err} while reading {file} on node {n}."),
+    ("tool_result", "tool", "Ran {tool} on the {db} replica for {svc}: {n} rows scanned in {ms} ms, no errors."),
+    ("tool_result", "tool", "{tool} reported {err} for {svc2} when {svc} called it from {region} with {n} concurrent requests."),
+    ("tool_result", "tool", "Deploy of {svc} {ver} to {region} via {tool} finished in {sec} seconds with {n} pods healthy."),
+    ("message", "user", "Can you check why {svc} keeps failing with {err} since this morning? Ticket {ticket} has the logs."),
+    ("message", "user", "I need the {topic} documentation for {svc} translated to {lang} before the release on day {n}."),
+    ("message", "user", "Please remind me to rotate the {db} credentials of {svc} before they expire in {n} days."),
+    ("message", "assistant", "I looked at {svc}: the {err} comes from {svc2}, which is saturated at {pct} percent {metric}."),
+    ("message", "assistant", "Summary for {user}: {svc} is stable again, {n} failed jobs were retried and ticket {ticket} is closed."),
+    ("outcome", "assistant", "Fixed the {err} in {svc} by raising the pool size to {n} in {file}; {metric} is back to normal within {sec} seconds."),
+    ("outcome", "assistant", "Rolled back {svc} from {ver} because {tool} showed {err}; customers in {region} were affected for {sec} seconds."),
+    ("outcome", "assistant", "Migrated {svc} from {db} to {db2}; the {topic} endpoints now answer in {ms} ms on average."),
+    ("feedback", "user", "That fix for {svc} worked, thanks; next time also post the {tool} output in ticket {ticket}."),
+    ("feedback", "user", "The answer about {topic} was wrong: {svc} uses {db}, not {db2}, since version {ver}."),
+    ("observation", "assistant", "Nightly job {n} of {svc} skipped {pct} percent of records because {svc2} returned {err}."),
+    ("fact", "assistant", "Runbook: when {svc} shows {err}, first run {tool} on {file}, then restart {svc2} in {region}."),
+    ("message", "user", "{user} asked whether the {topic} change in {svc} {ver} is live in {region} yet."),
+]
+
+QUESTION_TEMPLATES = [
+    "Which port does {svc} listen on?",
+    "Why does {svc} fail with {err}?",
+    "Who is on call for {svc} this week?",
+    "What does {user} prefer when asking about {topic}?",
+    "What happened to the {metric} of {svc} after the last deploy?",
+    "How did we fix the {err} problem last time?",
+    "Which database does {svc} use for storage?",
+    "What did {tool} report about {svc2}?",
+    "Was {svc} rolled back in {region}, and why?",
+    "Is the {topic} change live in {region}?",
+    "What should I do when {svc} shows {err}?",
+    "Which services depend on {svc}?",
+    "What did {user} ask about {svc} recently?",
+    "How long did the deploy of {svc} take?",
+    "When do the {db} credentials of {svc} expire?",
+    "Why was {topic} answered wrongly before?",
+]
+
+
+def _slots(rng: random.Random) -> dict[str, Any]:
+    svc, svc2 = rng.sample(SERVICES, 2)
+    db, db2 = rng.sample(DATABASES, 2)
+    lang = rng.choice(LANGS)
+    return {
+        "svc": svc,
+        "svc2": svc2,
+        "user": rng.choice(USERS),
+        "agent": rng.choice(AGENTS),
+        "tool": rng.choice(TOOLS),
+        "err": rng.choice(ERRORS),
+        "region": rng.choice(REGIONS),
+        "topic": rng.choice(TOPICS),
+        "db": db,
+        "db2": db2,
+        "metric": rng.choice(METRICS),
+        "file": rng.choice(FILES),
+        "port": rng.randint(1024, 65000),
+        "n": rng.randint(2, 5000),
+        "pct": rng.randint(51, 99),
+        "pct2": round(rng.uniform(0.1, 3.0), 1),
+        "ms": rng.randint(5, 4000),
+        "sec": rng.randint(20, 900),
+        "hour": f"{rng.randint(0, 23):02d}",
+        "minute": f"{rng.randint(0, 59):02d}",
+        "ver": f"{rng.randint(1, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 99)}",
+        "ticket": f"OPS-{rng.randint(100, 99999)}",
+        "lang": lang,
+        "pref": rng.choice(PREFS).format(lang=lang),
+    }
+
+
+def make_memories(n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` deterministic agent memories as DeltaCore event dicts (ids e0000000…)."""
+    rng = random.Random(seed)
+    start = datetime(2025, 1, 6, 8, 0, tzinfo=timezone.utc)
+    events = []
+    for i in range(n):
+        kind, role, template = rng.choice(TEMPLATES)
+        slots = _slots(rng)
+        text = template.format(**slots)
+        agent = AGENTS[(i // 400) % len(AGENTS)]
+        user = slots["user"] if role == "user" else USERS[(i // 40) % len(USERS)]
+        events.append(
+            {
+                "id": f"e{i:07d}",
+                "ts": (start + timedelta(seconds=37 * i)).isoformat(),
+                "kind": kind,
+                "role": role,
+                "actor": user if role == "user" else (slots["tool"] if role == "tool" else agent),
+                "text": text,
+                "agent_id": agent,
+                "user_id": user,
+                "session_id": f"s{i // 40:05d}",
+                "episode_id": f"ep{i // 8:06d}",  # steps of one task, chained in time order
+                "entities": [slots["svc"], slots["svc2"]] if "{svc2}" in template else [slots["svc"]],
+            }
+        )
+    return events
+
+
+def make_questions(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed + 7919)
+    return [rng.choice(QUESTION_TEMPLATES).format(**_slots(rng)) for _ in range(n)]
+
+
+# --------------------------------------------------------------------------------------------
+# Embedders
+# --------------------------------------------------------------------------------------------
+
+
+class TimedEmbedder:
+    """Forwards to an embedder and adds up the time spent inside it (the same name, so the
+    store sees the same model)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+        self.texts = 0
+
+    def name(self) -> str:
+        from deltacore.embedding import embedder_name
+
+        return embedder_name(self.inner)
+
+    def __call__(self, input: list[str]) -> np.ndarray:
+        start = time.perf_counter()
+        try:
+            return self.inner(input)
+        finally:
+            self.seconds += time.perf_counter() - start
+            self.texts += len(input)
+
+    def reset(self) -> None:
+        self.seconds = 0.0
+        self.texts = 0
+
+
+def build_embedder(name: str) -> Any:
+    if name == "fake":
+        from deltacore.testing import FakeEmbedder
+
+        return FakeEmbedder(dimension=384)
+    if name == "minilm":
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from deltacore.embedding import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    raise SystemExit(f"unknown embedder {name!r}; use fake or minilm")
+
+
+def embed(embedder: Any, texts: list[str]) -> np.ndarray:
+    return np.asarray(embedder(texts), dtype=np.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# Measurements
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    embedder: str
+    size: int
+    system: str
+    ingest_seconds: float | None = None
+    ingest_events_per_s: float | None = None
+    ingest_embed_seconds: float | None = None
+    """Time spent inside the embedder during this system's ingest (same pass)."""
+    query_p50_ms: float | None = None
+    query_p95_ms: float | None = None
+    query_mean_ms: float | None = None
+    query_max_ms: float | None = None
+    queries: int = 0
+    overlap_at_k: float | None = None
+    """Mean fraction of this system's top-k that is in the exact (numpy) top-k."""
+    stored: int | None = None
+    loadavg_before: float | None = None
+    loadavg_after: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def loadavg() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def timed_queries(
+    run: Callable[[str], list[str]], questions: list[str], warmups: list[str], desc: str
+) -> tuple[list[float], list[list[str]]]:
+    """Latency of each question in ms (after the untimed ``warmups``) and the ids returned."""
+    for question in warmups:
+        run(question)
+    latencies: list[float] = []
+    answers: list[list[str]] = []
+    for question in tqdm(questions, desc=desc, unit="q", leave=False):
+        start = time.perf_counter()
+        ids = run(question)
+        latencies.append((time.perf_counter() - start) * 1000.0)
+        answers.append(ids)
+    return latencies, answers
+
+
+def fill_latency(result: Result, latencies: list[float]) -> None:
+    values = np.asarray(latencies)
+    result.query_p50_ms = float(np.percentile(values, 50))
+    result.query_p95_ms = float(np.percentile(values, 95))
+    result.query_mean_ms = float(values.mean())
+    result.query_max_ms = float(values.max())
+    result.queries = len(latencies)
+
+
+def overlap(answers: list[list[str]], exact: list[list[str]] | None, k: int) -> float | None:
+    if exact is None:
+        return None
+    return float(np.mean([len(set(a[:k]) & set(e[:k])) / k for a, e in zip(answers, exact)]))
+
+
+def bench_numpy(
+    label: str, embedder: Any, events: list[dict], questions: list[str], args: argparse.Namespace
+) -> tuple[Result, list[list[str]]]:
+    result = Result(label, len(events), "numpy-exact", loadavg_before=loadavg())
+    ids = [e["id"] for e in events]
+    texts = [e["text"] for e in events]
+    matrix: np.ndarray | None = None
+    gc.collect()
+    start = time.perf_counter()
+    position = 0
+    for chunk in tqdm(list(batches(texts, args.batch_size)), desc=f"{label}/{len(events)} numpy ingest", leave=False):
+        vectors = embed(embedder, list(chunk))
+        if matrix is None:
+            matrix = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+        matrix[position : position + len(chunk)] = vectors
+        position += len(chunk)
+    elapsed = time.perf_counter() - start
+    assert matrix is not None
+    result.ingest_seconds = elapsed
+    result.ingest_embed_seconds = elapsed
+    result.ingest_events_per_s = len(events) / elapsed
+    result.stored = position
+    # Both embedders return unit vectors; normalise anyway so the dot product is the cosine.
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    matrix /= norms
+    k = args.top_k
+
+    def run(question: str) -> list[str]:
+        vector = embed(embedder, [question])[0]
+        vector = vector / (np.linalg.norm(vector) or 1.0)
+        scores = matrix @ vector
+        top = np.argpartition(-scores, k)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [ids[i] for i in top]
+
+    latencies, answers = timed_queries(run, questions, args.warmups, f"{label}/{len(events)} numpy query")
+    fill_latency(result, latencies)
+    result.overlap_at_k = 1.0
+    result.loadavg_after = loadavg()
+    del matrix
+    return result, answers
+
+
+def bench_chroma(
+    label: str,
+    embedder: Any,
+    events: list[dict],
+    questions: list[str],
+    exact: list[list[str]],
+    workdir: Path,
+    args: argparse.Namespace,
+) -> Result:
+    import chromadb
+    from chromadb.config import Settings
+
+    result = Result(label, len(events), "chroma-raw", loadavg_before=loadavg())
+    folder = Path(tempfile.mkdtemp(prefix="chroma-raw-", dir=workdir))
+    client = chromadb.PersistentClient(path=str(folder), settings=Settings(anonymized_telemetry=False, allow_reset=True))
+    # Same index settings as DeltaCore's collections (cosine HNSW, vectors supplied by the caller).
+    collection = client.create_collection(
+        "bench", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+    )
+    timed = TimedEmbedder(embedder)
+    gc.collect()
+    start = time.perf_counter()
+    for chunk in tqdm(list(batches(events, args.batch_size)), desc=f"{label}/{len(events)} chroma ingest", leave=False):
+        vectors = embed(timed, [e["text"] for e in chunk])
+        collection.add(ids=[e["id"] for e in chunk], embeddings=vectors, documents=[e["text"] for e in chunk])
+    elapsed = time.perf_counter() - start
+    result.ingest_seconds = elapsed
+    result.ingest_embed_seconds = timed.seconds
+    result.ingest_events_per_s = len(events) / elapsed
+    result.stored = collection.count()
+    k = args.top_k
+
+    def run(question: str) -> list[str]:
+        found = collection.query(query_embeddings=embed(embedder, [question]), n_results=k)
+        return list(found["ids"][0])
+
+    latencies, answers = timed_queries(run, questions, args.warmups, f"{label}/{len(events)} chroma query")
+    fill_latency(result, latencies)
+    result.overlap_at_k = overlap(answers, exact, k)
+    result.loadavg_after = loadavg()
+    del collection
+    with contextlib.suppress(Exception):
+        client.clear_system_cache()
+    del client
+    if not args.keep:
+        shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
+def bench_deltacore(
+    label: str,
+    embedder: Any,
+    events: list[dict],
+    questions: list[str],
+    exact: list[list[str]],
+    workdir: Path,
+    args: argparse.Namespace,
+) -> list[Result]:
+    from deltacore import DeltaCore
+
+    full = Result(label, len(events), "deltacore", loadavg_before=loadavg())
+    folder = Path(tempfile.mkdtemp(prefix="deltacore-", dir=workdir))
+    timed = TimedEmbedder(embedder)
+    memory = DeltaCore.open(folder, embedder=timed)
+    try:
+        gc.collect()
+        stored = 0
+        start = time.perf_counter()
+        for chunk in tqdm(
+            list(batches(events, args.batch_size)), desc=f"{label}/{len(events)} deltacore ingest", leave=False
+        ):
+            outcome = memory.ingest(list(chunk))
+            stored += len(outcome.stored)
+        elapsed = time.perf_counter() - start
+        full.ingest_seconds = elapsed
+        full.ingest_embed_seconds = timed.seconds
+        full.ingest_events_per_s = len(events) / elapsed
+        full.stored = stored
+        if stored != len(events):
+            full.notes.append(f"only {stored} of {len(events)} events stored (duplicates or rejections)")
+        stats = memory.stats()
+        if stats.vectors != len(events) or stats.outbox_pending:
+            full.notes.append(f"vectors={stats.vectors} outbox_pending={stats.outbox_pending}")
+        k = args.top_k
+
+        def run_full(question: str) -> list[str]:
+            return [packet.id for packet in memory.query(question, top_k=k)]
+
+        def run_semantic(question: str) -> list[str]:
+            return [packet.id for packet in memory.query(question, top_k=k, routers=["semantic"])]
+
+        latencies, answers = timed_queries(run_full, questions, args.warmups, f"{label}/{len(events)} deltacore query")
+        fill_latency(full, latencies)
+        full.overlap_at_k = overlap(answers, exact, k)
+        full.loadavg_after = loadavg()
+
+        semantic = Result(label, len(events), "deltacore-semantic", loadavg_before=loadavg(), stored=stored)
+        semantic.notes.append("same store as the deltacore row; ingest not measured again")
+        latencies, answers = timed_queries(
+            run_semantic, questions, args.warmups, f"{label}/{len(events)} deltacore semantic query"
+        )
+        fill_latency(semantic, latencies)
+        semantic.overlap_at_k = overlap(answers, exact, k)
+        semantic.loadavg_after = loadavg()
+    finally:
+        memory.close()
+        index = getattr(memory, "_index", None)
+        del memory
+        with contextlib.suppress(Exception):
+            import chromadb
+
+            chromadb.api.client.SharedSystemClient.clear_system_cache()
+        del index
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    return [full, semantic]
+
+
+# --------------------------------------------------------------------------------------------
+# Reporting
+# --------------------------------------------------------------------------------------------
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def by_key(results: list[Result]) -> dict[tuple[str, int, str], Result]:
+    return {(r.embedder, r.size, r.system): r for r in results}
+
+
+def ingest_source(result: Result, index: dict[tuple[str, int, str], Result]) -> Result:
+    """deltacore-semantic shares the deltacore store: its ingest figures are those."""
+    if result.system == "deltacore-semantic":
+        return index.get((result.embedder, result.size, "deltacore"), result)
+    return result
+
+
+def markdown_table(results: list[Result]) -> str:
+    index = by_key(results)
+    lines = [
+        "| embedder | memories | system | ingest (events/s) | ingest vs Chroma | query p50 (ms) | query p95 (ms) "
+        "| p95 vs Chroma | top-10 overlap with exact |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        chroma = index.get((r.embedder, r.size, "chroma-raw"))
+        ingest = ingest_source(r, index)
+        ingest_ratio = (
+            ingest.ingest_events_per_s / chroma.ingest_events_per_s
+            if chroma and ingest.ingest_events_per_s and chroma.ingest_events_per_s
+            else None
+        )
+        p95_ratio = r.query_p95_ms / chroma.query_p95_ms if chroma and r.query_p95_ms and chroma.query_p95_ms else None
+        eps = _fmt(ingest.ingest_events_per_s, ",.0f")
+        if r.system == "deltacore-semantic":
+            eps = f"({eps}, same store)"
+        lines.append(
+            f"| {r.embedder} | {r.size:,} | {SYSTEM_LABELS[r.system]} | {eps} | "
+            f"{_fmt(ingest_ratio, '.2f')}× | {_fmt(r.query_p50_ms, '.2f')} | {_fmt(r.query_p95_ms, '.2f')} | "
+            f"{_fmt(p95_ratio, '.2f')}× | {_fmt(r.overlap_at_k, '.2f')} |"
+        )
+    return "\n".join(lines)
+
+
+def derived_targets(results: list[Result], args: argparse.Namespace) -> dict[str, Any]:
+    index = by_key(results)
+    targets: dict[str, Any] = {}
+    # 1. Engine overhead on ingest, MiniLM: (DeltaCore ingest - pure embedding) / pure embedding.
+    overhead = []
+    for r in results:
+        if r.system != "deltacore" or r.ingest_seconds is None:
+            continue
+        pure = index.get((r.embedder, r.size, "numpy-exact"))
+        chroma = index.get((r.embedder, r.size, "chroma-raw"))
+        if pure is None or not pure.ingest_seconds:
+            continue
+        entry = {
+            "embedder": r.embedder,
+            "size": r.size,
+            "deltacore_ingest_s": r.ingest_seconds,
+            "pure_embedding_s": pure.ingest_seconds,
+            "overhead_pct": 100.0 * (r.ingest_seconds - pure.ingest_seconds) / pure.ingest_seconds,
+            # Cross-check: the embedder time measured inside the same DeltaCore pass.
+            "embed_s_inside_deltacore": r.ingest_embed_seconds,
+            "overhead_pct_same_pass": (
+                100.0 * (r.ingest_seconds - r.ingest_embed_seconds) / r.ingest_embed_seconds
+                if r.ingest_embed_seconds
+                else None
+            ),
+            "non_embedding_ms_per_event": 1000.0 * (r.ingest_seconds - (r.ingest_embed_seconds or 0.0)) / r.size,
+        }
+        if chroma is not None and chroma.ingest_seconds:
+            entry["chroma_overhead_pct"] = 100.0 * (chroma.ingest_seconds - pure.ingest_seconds) / pure.ingest_seconds
+            entry["chroma_non_embedding_ms_per_event"] = (
+                1000.0 * (chroma.ingest_seconds - (chroma.ingest_embed_seconds or 0.0)) / chroma.size
+            )
+        overhead.append(entry)
+    targets["ingest_overhead"] = overhead
+    minilm = [e for e in overhead if e["embedder"] == "minilm"]
+    if minilm:
+        worst = max(minilm, key=lambda e: e["overhead_pct"])
+        targets["ingest_overhead_minilm_pct"] = worst["overhead_pct"]
+        targets["ingest_overhead_minilm_size"] = worst["size"]
+        targets["ingest_overhead_target_pct"] = 15.0
+        targets["ingest_overhead_pass"] = worst["overhead_pct"] <= 15.0
+    # 2. Query p95 DeltaCore / raw Chroma at the largest size measured (target: 100k).
+    ratios = []
+    for r in results:
+        if r.system not in ("deltacore", "deltacore-semantic"):
+            continue
+        chroma = index.get((r.embedder, r.size, "chroma-raw"))
+        if chroma and chroma.query_p95_ms and r.query_p95_ms:
+            ratios.append(
+                {
+                    "embedder": r.embedder,
+                    "size": r.size,
+                    "system": r.system,
+                    "deltacore_p95_ms": r.query_p95_ms,
+                    "chroma_p95_ms": chroma.query_p95_ms,
+                    "ratio": r.query_p95_ms / chroma.query_p95_ms,
+                }
+            )
+    targets["query_p95_ratios"] = ratios
+    at_100k = [e for e in ratios if e["size"] == 100_000 and e["system"] == "deltacore"]
+    if at_100k:
+        worst = max(at_100k, key=lambda e: e["ratio"])
+        targets["query_p95_ratio_100k"] = worst["ratio"]
+        targets["query_p95_ratio_100k_embedder"] = worst["embedder"]
+        targets["query_p95_ratio_target"] = 2.0
+        targets["query_p95_ratio_pass"] = worst["ratio"] <= 2.0
+    return targets
+
+
+def draw_chart(results: list[Result], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    index = by_key(results)
+    groups = sorted({(r.embedder, r.size) for r in results}, key=lambda g: (g[0] != "fake", g[1]))
+    colors = {"numpy-exact": "#9e9e9e", "chroma-raw": "#f0a030", "deltacore": "#2b6cb0", "deltacore-semantic": "#63b3ed"}
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.2))
+    width = 0.2
+    x = np.arange(len(groups))
+    for panel, metric in ((left, "ingest"), (right, "p95")):
+        systems = [s for s in SYSTEMS if not (metric == "ingest" and s == "deltacore-semantic")]
+        offset0 = -(len(systems) - 1) / 2
+        for j, system in enumerate(systems):
+            values = []
+            for embedder, size in groups:
+                r = index.get((embedder, size, system))
+                if r is None:
+                    values.append(np.nan)
+                elif metric == "ingest":
+                    values.append(r.ingest_events_per_s or np.nan)
+                else:
+                    values.append(r.query_p95_ms or np.nan)
+            positions = x + (offset0 + j) * width
+            bars = panel.bar(positions, values, width, label=SYSTEM_LABELS[system], color=colors[system])
+            for bar, value in zip(bars, values):
+                if np.isfinite(value):
+                    text = f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+                    panel.annotate(
+                        text, (bar.get_x() + bar.get_width() / 2, value), ha="center", va="bottom", fontsize=7, rotation=90,
+                        xytext=(0, 2), textcoords="offset points",
+                    )
+        panel.set_xticks(x, [f"{e}\n{s:,} memories" for e, s in groups])
+        panel.set_yscale("log")
+        panel.grid(axis="y", which="both", alpha=0.3)
+        panel.margins(y=0.25)
+    left.set_title("Ingest throughput (events/s, higher is better, log scale)")
+    right.set_title("Query latency p95 (ms, lower is better, log scale)")
+    right.legend(fontsize=8, loc="upper left")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": platform.python_version()}
+    for name in ("deltacore", "chromadb", "sqlalchemy", "numpy", "sentence-transformers", "torch"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "not installed"
+    import sqlite3
+
+    found["sqlite"] = sqlite3.sqlite_version
+    return found
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    memory_gb = None
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gb": memory_gb,
+        "platform": platform.platform(),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="memories per store")
+    parser.add_argument("--embedders", nargs="+", default=["fake", "minilm"], choices=["fake", "minilm"])
+    parser.add_argument(
+        "--minilm-max-size", type=int, default=10_000, help="skip MiniLM above this size (default 10000)"
+    )
+    parser.add_argument("--queries", type=int, default=200, help="timed queries per system (default 200)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed queries first (default 5)")
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--batch-size", type=int, default=256, help="events per ingest call (default 256)")
+    parser.add_argument("--seed", type=int, default=20250106)
+    parser.add_argument(
+        "--systems", nargs="+", default=["numpy-exact", "chroma-raw", "deltacore"],
+        choices=["numpy-exact", "chroma-raw", "deltacore"],
+        help="numpy-exact is always run first: it gives the pure embedding time and the exact top-k",
+    )
+    parser.add_argument("--workdir", type=Path, default=None, help="where temp stores go (default: system temp)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp stores")
+    parser.add_argument("--out-json", type=Path, default=DEFAULT_JSON)
+    parser.add_argument("--out-png", type=Path, default=DEFAULT_PNG, help="chart path ('' to skip)")
+    args = parser.parse_args(argv)
+    if "numpy-exact" not in args.systems:
+        args.systems.insert(0, "numpy-exact")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    workdir = Path(tempfile.mkdtemp(prefix="dc-bench-", dir=args.workdir))
+    script = Path(sys.argv[0]).resolve()
+    script_name = str(script.relative_to(ROOT)) if script.is_relative_to(ROOT) else sys.argv[0]
+    command = " ".join(["python", script_name, *sys.argv[1:]])
+    plan = [
+        (embedder, size)
+        for embedder in args.embedders
+        for size in sorted(args.sizes)
+        if not (embedder == "minilm" and size > args.minilm_max_size)
+    ]
+    skipped = [
+        (embedder, size) for embedder in args.embedders for size in sorted(args.sizes) if (embedder, size) not in plan
+    ]
+    for embedder, size in skipped:
+        print(f"skipping {embedder} at {size:,} (above --minilm-max-size {args.minilm_max_size:,})", file=sys.stderr)
+    questions = make_questions(args.queries, args.seed)
+    warmups = make_questions(args.warmup, args.seed + 1)
+    results: list[Result] = []
+    started = time.time()
+    try:
+        for label in args.embedders:
+            sizes = [size for embedder, size in plan if embedder == label]
+            if not sizes:
+                continue
+            embedder = build_embedder(label)
+            embed(embedder, ["load the model before anything is timed"])  # MiniLM loads lazily
+            for size in sizes:
+                events = make_memories(size, args.seed)
+                args_run = argparse.Namespace(**{**vars(args), "warmups": warmups})
+                print(f"== {label} embedder, {size:,} memories", file=sys.stderr)
+                numpy_result, exact = bench_numpy(label, embedder, events, questions, args_run)
+                results.append(numpy_result)
+                print(f"   numpy-exact: {numpy_result.ingest_events_per_s:,.0f} ev/s, p95 {numpy_result.query_p95_ms:.2f} ms", file=sys.stderr)
+                gc.collect()
+                if "chroma-raw" in args.systems:
+                    r = bench_chroma(label, embedder, events, questions, exact, workdir, args_run)
+                    results.append(r)
+                    print(f"   chroma-raw: {r.ingest_events_per_s:,.0f} ev/s, p95 {r.query_p95_ms:.2f} ms", file=sys.stderr)
+                    gc.collect()
+                if "deltacore" in args.systems:
+                    for r in bench_deltacore(label, embedder, events, questions, exact, workdir, args_run):
+                        results.append(r)
+                        print(
+                            f"   {r.system}: {_fmt(r.ingest_events_per_s, ',.0f')} ev/s, p95 {r.query_p95_ms:.2f} ms",
+                            file=sys.stderr,
+                        )
+                    gc.collect()
+                del events
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    targets = derived_targets(results, args)
+    table = markdown_table(results)
+    report = {
+        "benchmark": "ingest_query",
+        "command": command,
+        "started_utc": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "duration_s": round(time.time() - started, 1),
+        "machine": machine(),
+        "versions": versions(),
+        "settings": {
+            "sizes": sorted(args.sizes),
+            "embedders": args.embedders,
+            "minilm_max_size": args.minilm_max_size,
+            "skipped": [{"embedder": e, "size": s} for e, s in skipped],
+            "queries": args.queries,
+            "warmup": args.warmup,
+            "top_k": args.top_k,
+            "batch_size": args.batch_size,
+            "seed": args.seed,
+        },
+        "results": [asdict(r) for r in results],
+        "targets": targets,
+        "table_markdown": table,
+    }
+    args.out_json.parent.mkdir(parents=True, exist_ok=True)
+    args.out_json.write_text(json.dumps(report, indent=2))
+    if str(args.out_png):
+        draw_chart(results, args.out_png, f"DeltaCore ingest/query benchmark — {machine()['cpus']} cores, batch {args.batch_size}, top-{args.top_k}")
+    print()
+    print(table)
+    print()
+    for entry in targets.get("ingest_overhead", []):
+        print(
+            f"ingest overhead {entry['embedder']} {entry['size']:,}: {entry['overhead_pct']:.1f}% of pure embedding "
+            f"(same pass: {_fmt(entry['overhead_pct_same_pass'], '.1f')}%; "
+            f"raw Chroma: {_fmt(entry.get('chroma_overhead_pct'), '.1f')}%)"
+        )
+    if "ingest_overhead_pass" in targets:
+        print(
+            f"TARGET ingest overhead (MiniLM) <= 15%: {targets['ingest_overhead_minilm_pct']:.1f}% -> "
+            f"{'PASS' if targets['ingest_overhead_pass'] else 'FAIL'}"
+        )
+    if "query_p95_ratio_pass" in targets:
+        print(
+            f"TARGET query p95 at 100k DeltaCore/raw Chroma <= 2x: {targets['query_p95_ratio_100k']:.2f}x "
+            f"({targets['query_p95_ratio_100k_embedder']}) -> {'PASS' if targets['query_p95_ratio_pass'] else 'FAIL'}"
+        )
+    print(f"\nwrote {args.out_json}" + (f" and {args.out_png}" if str(args.out_png) else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

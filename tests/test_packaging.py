@@ -1,0 +1,94 @@
+"""Packaging guards: every package folder ships, frameworks stay optional, the API is pinned."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def declared_packages() -> set[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(config["tool"]["setuptools"]["packages"])
+
+
+def package_folders() -> set[str]:
+    found = set()
+    for base, prefix in ((ROOT / "core", "deltacore"), (ROOT / "adapters", "deltacore.adapters")):
+        for init in base.rglob("__init__.py"):
+            parts = init.parent.relative_to(base).parts
+            found.add(".".join((prefix, *parts)))
+    return found
+
+
+def test_every_package_folder_is_listed_for_the_wheel():
+    # An editable install imports unlisted subpackages anyway; the wheel would silently lack them.
+    assert package_folders() == declared_packages()
+
+
+def test_importing_deltacore_imports_no_framework():
+    code = (
+        "import sys, deltacore, deltacore.engine, deltacore.cli;"
+        "bad = [m for m in ('langchain_core', 'langchain', 'autogen_agentchat', 'autogen_core', 'crewai',"
+        " 'llama_index', 'sentence_transformers', 'torch') if m in sys.modules];"
+        "print(','.join(bad))"
+    )
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert output == ""
+
+
+PUBLIC_API = [
+    "AsyncDeltaCore", "BackendError", "BackendUnavailableError", "BeliefStale", "CausalChain", "Channel",
+    "ChromaEmbedder", "CircularCausalChain", "CompressionLimit", "ConfigurationError", "ConsolidationTimeout",
+    "DeleteResult", "Delta", "DeltaCore", "DeltaCoreConfig", "DeltaCoreError", "DistributionShift", "Embedder",
+    "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
+    "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
+    "NotFoundError", "PoisonDetected", "QueryCriteria", "Rejection", "SchemaDrift", "StoreLockedError",
+    "StoreStats", "TemporalContradiction", "__version__",
+]
+
+ENGINE_METHODS = [
+    "add", "apply_outbox", "close", "delete", "get", "ingest", "open", "owns_vector_index", "query",
+    "query_causal", "reindex", "stats", "system_events",
+]
+
+
+def test_public_api_is_pinned():
+    import deltacore
+
+    assert sorted(deltacore.__all__) == sorted(PUBLIC_API)
+    for name in PUBLIC_API:
+        assert hasattr(deltacore, name), name
+    public_methods = sorted(n for n in dir(deltacore.DeltaCore) if not n.startswith("_"))
+    assert public_methods == ENGINE_METHODS
+
+
+def test_async_twin_mirrors_the_sync_api():
+    from deltacore import AsyncDeltaCore, DeltaCore
+
+    sync = {n for n in dir(DeltaCore) if not n.startswith("_")} - {"owns_vector_index", "system_events"}
+    twin = {n for n in dir(AsyncDeltaCore) if not n.startswith("_")} - {"sync"}
+    assert sync == twin
+
+
+@pytest.mark.parametrize("framework", ["langchain", "autogen", "crewai", "llamaindex"])
+def test_adapter_without_its_framework_names_the_extra(framework, tmp_path):
+    # Hide every installed framework with a meta path finder, in a child process.
+    code = (
+        "import sys, importlib.abc\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('langchain_core', 'autogen_agentchat', 'crewai', 'llama_index'):\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        f"import deltacore.adapters.{framework}\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert f"pip install 'deltacore[{framework}]'" in result.stderr
+    assert "MissingExtraError" in result.stderr
