@@ -15,6 +15,7 @@ import asyncio
 import functools
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -225,6 +226,34 @@ class DeltaCore:
         it), ``descendants`` (what it caused) or ``both``, up to ``depth`` hops."""
         return causal_chain(self._sql, node_id, delta_id_for(node_id), depth, direction, self.config.decay_rate_per_hour)
 
+    def record_retrieval(
+        self,
+        event_ids: Sequence[str],
+        *,
+        episode_id: str | None = None,
+        query: str | None = None,
+        tenant: str = "default",
+    ) -> int:
+        """Record that these memories were handed to the agent (in rank order) during an episode.
+
+        Adapters call it from retriever hooks; outcome-driven learning reads it. Unknown ids are
+        ignored; returns how many were recorded."""
+        now = time.time()
+        rows = [
+            {"tenant": tenant, "episode_id": episode_id, "event_id": event_id, "rank": rank, "query": query, "ts": now}
+            for rank, event_id in enumerate(event_ids, start=1)
+        ]
+        with self._sql.writer() as conn:
+            return self._sql.record_retrievals(conn, rows)
+
+    def retrievals(self, episode_id: str | None = None, *, tenant: str = "default") -> list[dict[str, Any]]:
+        """What :meth:`record_retrieval` logged, oldest first."""
+        return self._sql.retrievals(tenant, episode_id)
+
+    def tool_schemas(self, tool_name: str | None = None, *, tenant: str = "default") -> list[dict[str, Any]]:
+        """Every schema each tool was seen with (``tool_schema`` on events), oldest first."""
+        return self._sql.tool_schemas(tenant, tool_name)
+
     # ---- delete and maintenance -------------------------------------------------------------
 
     def delete(
@@ -330,6 +359,15 @@ class AsyncDeltaCore:
 
     async def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
         return await self._run("query", criteria, **fields)
+
+    async def record_retrieval(self, event_ids: Sequence[str], **fields: Any) -> int:
+        return await self._run("record_retrieval", event_ids, **fields)
+
+    async def retrievals(self, episode_id: str | None = None, **fields: Any) -> list[dict[str, Any]]:
+        return await self._run("retrievals", episode_id, **fields)
+
+    async def tool_schemas(self, tool_name: str | None = None, **fields: Any) -> list[dict[str, Any]]:
+        return await self._run("tool_schemas", tool_name, **fields)
 
     async def get(self, event_id: str) -> Event:
         return await self._run("get", event_id)

@@ -166,3 +166,26 @@ def test_event_objects_and_dicts_are_both_accepted(memory):
 def test_nul_characters_do_not_break_any_backend(memory):
     memory.ingest([{"text": "bad\x00byte in a log line"}])
     assert memory.query("byte log line")[0].text == "badbyte in a log line"
+
+
+def test_tool_schemas_are_kept_per_version(memory):
+    v1 = {"type": "object", "properties": {"api_key": {"type": "string"}}}
+    v2 = {"type": "object", "properties": {"bearer_token": {"type": "string"}}}
+    memory.ingest([
+        {"kind": "tool_call", "tool_name": "fetch", "tool_args": {"api_key": "k"}, "tool_schema": v1},
+        {"kind": "tool_call", "tool_name": "fetch", "tool_args": {"api_key": "k2"}, "tool_schema": v1},
+        {"kind": "tool_call", "tool_name": "fetch", "tool_args": {"bearer_token": "t"}, "tool_schema": v2},
+    ])
+    schemas = memory.tool_schemas("fetch")
+    assert [s["schema"] for s in schemas] == [v1, v2]
+    stored = {p.tool_name: p for p in memory.query("fetch bearer_token", kinds=["tool_call"], top_k=1)}
+    assert stored["fetch"].deltas[0].tool_schema_hash == schemas[1]["schema_hash"]
+
+
+def test_retrievals_are_recorded_per_episode(memory):
+    ids = memory.ingest([{"text": "the cron job runs at 2am"}, {"text": "backups go to bucket b7"}]).event_ids
+    assert memory.record_retrieval([ids[1], ids[0], "unknown"], episode_id="ep9", query="when are backups?") == 2
+    logged = memory.retrievals("ep9")
+    assert [(r["event_id"], r["rank"]) for r in logged] == [(ids[1], 1), (ids[0], 2)]
+    memory.delete([ids[1]])
+    assert [r["event_id"] for r in memory.retrievals("ep9")] == [ids[0]]

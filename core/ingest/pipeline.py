@@ -114,6 +114,7 @@ class IngestPipeline:
             loops = self._link_parents(conn, candidates, warnings)
             rows = self._rows(candidates, vectors)
             inserted = self._sql.insert_batch(conn, *rows)
+            self._sql.record_tool_schemas(conn, _tool_schema_rows(candidates, inserted))
             for loop in loops:
                 tenant = candidates[0].event.tenant
                 self._sql.log_system_event(conn, tenant, "CAUSAL_LOOP", {"cycle": loop, "code": "E02"})
@@ -296,6 +297,24 @@ class IngestPipeline:
                 for e in dict.fromkeys(e.casefold() for e in event.entities)
             )
         return event_rows, delta_rows, link_rows, entity_rows
+
+
+def _tool_schema_rows(candidates: list[_Candidate], inserted: set[str]) -> list[dict[str, Any]]:
+    now = time.time()
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for c in candidates:
+        event = c.event
+        if event.id in inserted and event.tool_name and event.tool_schema is not None and event.tool_schema_hash:
+            key = (event.tenant, event.tool_name, event.tool_schema_hash)
+            rows[key] = {
+                "tenant": event.tenant,
+                "tool_name": event.tool_name,
+                "schema_hash": event.tool_schema_hash,
+                "schema": event.tool_schema,
+                "first_seen": event.ts.timestamp(),
+                "last_seen": event.ts.timestamp() if event.ts.timestamp() <= now else now,
+            }
+    return list(rows.values())
 
 
 def _resolve_copies(event_ids: list[str | None], copies: list[tuple[int, int]], duplicates: list[str]) -> None:

@@ -10,11 +10,14 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, select, text
 
-from deltacore.storage.tables import metadata, store_meta
+from deltacore.storage.tables import store_meta
 
 
 def _create_tables(conn: Connection, dialect: str) -> None:
-    metadata.create_all(conn)
+    from deltacore.storage import tables
+
+    for table in (tables.events, tables.deltas, tables.delta_links, tables.event_entities, tables.outbox, tables.system_events):
+        table.create(conn, checkfirst=True)
 
 
 def _full_text_index(conn: Connection, dialect: str) -> None:
@@ -46,9 +49,17 @@ def _full_text_index(conn: Connection, dialect: str) -> None:
         conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_events_tsv ON dc_events USING GIN (tsv)")
 
 
+def _tool_schemas_and_retrievals(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import retrievals, tool_schemas
+
+    tool_schemas.create(conn, checkfirst=True)
+    retrievals.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
+    _tool_schemas_and_retrievals,
 ]
 
 

@@ -28,8 +28,10 @@ from deltacore.storage.tables import (
     event_entities,
     events,
     outbox,
+    retrievals,
     store_meta,
     system_events,
+    tool_schemas,
 )
 
 
@@ -173,6 +175,42 @@ class SQLStore:
             conn.execute(insert(outbox), outbox_rows)
         return inserted
 
+    def record_tool_schemas(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        """Remember each (tool, schema hash) seen, with the schema itself; refresh last_seen."""
+        if not rows:
+            return
+        dialect_insert = sqlite.insert if self.dialect == "sqlite" else postgresql.insert
+        statement = dialect_insert(tool_schemas)
+        statement = statement.on_conflict_do_update(
+            index_elements=["tenant", "tool_name", "schema_hash"],
+            set_={"last_seen": statement.excluded.last_seen},
+        )
+        conn.execute(statement, rows)
+
+    def tool_schemas(self, tenant: str, tool_name: str | None = None) -> list[dict[str, Any]]:
+        statement = select(tool_schemas).where(tool_schemas.c.tenant == tenant).order_by(
+            tool_schemas.c.tool_name, tool_schemas.c.first_seen
+        )
+        if tool_name is not None:
+            statement = statement.where(tool_schemas.c.tool_name == tool_name)
+        with self.reader() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def record_retrievals(self, conn: Connection, rows: list[dict[str, Any]]) -> int:
+        """Log which stored events were handed to an agent (unknown ids are skipped)."""
+        present = self.existing_event_ids(conn, [row["event_id"] for row in rows])
+        rows = [row for row in rows if row["event_id"] in present]
+        if rows:
+            conn.execute(insert(retrievals), rows)
+        return len(rows)
+
+    def retrievals(self, tenant: str, episode_id: str | None = None) -> list[dict[str, Any]]:
+        statement = select(retrievals).where(retrievals.c.tenant == tenant).order_by(retrievals.c.id)
+        if episode_id is not None:
+            statement = statement.where(retrievals.c.episode_id == episode_id)
+        with self.reader() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
     def log_system_event(self, conn: Connection, tenant: str, kind: str, payload: dict[str, Any]) -> None:
         conn.execute(insert(system_events).values(ts=time.time(), tenant=tenant, kind=kind, payload=payload))
 
@@ -300,6 +338,7 @@ class SQLStore:
         now = time.time()
         for chunk in _chunks(id_list, 500):
             conn.execute(delete(event_entities).where(event_entities.c.event_id.in_(chunk)))
+            conn.execute(delete(retrievals).where(retrievals.c.event_id.in_(chunk)))
             conn.execute(delete(events).where(events.c.id.in_(chunk)))
         conn.execute(
             insert(outbox),

@@ -124,6 +124,33 @@ outbox = Table(
     Column("created_at", Float, nullable=False),
 )
 
+tool_schemas = Table(
+    "dc_tool_schemas",
+    metadata,
+    Column("tenant", _SCOPE, primary_key=True),
+    Column("tool_name", String(256), primary_key=True),
+    Column("schema_hash", String(64), primary_key=True),
+    Column("schema", JSON, nullable=False),
+    Column("first_seen", Float, nullable=False),
+    Column("last_seen", Float, nullable=False),
+    comment="every schema each tool was called or offered with; drift detection compares hashes",
+)
+
+retrievals = Table(
+    "dc_retrievals",
+    metadata,
+    Column("id", _SEQ, primary_key=True, autoincrement=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("episode_id", _SCOPE),
+    Column("event_id", _ID, ForeignKey("dc_events.id", ondelete="CASCADE"), nullable=False),
+    Column("rank", Integer, nullable=False),
+    Column("query", Text),
+    Column("ts", Float, nullable=False),
+    comment="which memories were handed to an agent, in which episode: the input of credit assignment",
+)
+Index("ix_dc_retrievals_episode", retrievals.c.tenant, retrievals.c.episode_id)
+Index("ix_dc_retrievals_event", retrievals.c.event_id)
+
 system_events = Table(
     "dc_system_events",
     metadata,
