@@ -34,6 +34,7 @@ from deltacore.embedding import MiniLMEmbedder
 from deltacore.engine import DeltaCore
 from deltacore.errors import (
     ConfigurationError,
+    EmbedderMismatchError,
     DeltaCoreError,
     InvalidEventError,
     InvalidQueryError,
@@ -84,7 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # `deltacore query … | head`
+    except BrokenPipeError:  # `deltacore query … | head`: stop quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
         return EXIT_OK
 
 
@@ -95,20 +100,16 @@ def _fail(message: str, code: int) -> int:
 
 def _explain_configuration_error(exc: ConfigurationError) -> str:
     """The message, with command-line advice instead of Python advice for a mismatched embedder."""
-    message = str(exc)
-    built = _BUILT_WITH.search(message)
-    if exc.field != "embedder" or built is None:
-        return message
-    name = built[1]
+    if not isinstance(exc, EmbedderMismatchError):
+        return str(exc)
+    name = exc.stored_name
     flag = "fake" if name.startswith("deltacore-fake") else "minilm" if name == MiniLMEmbedder().name() else None
     advice = f"pass --embedder {flag}" if flag else f"open it with the embedder it was built with ({name})"
     return (
-        f"{message.split('; open it with')[0]}. A store keeps one embedder: {advice}, or switch the "
+        f"this store was built with '{name}' ({exc.stored_dimension} dimensions) but was opened with "
+        f"'{exc.opened_name}' ({exc.opened_dimension}). A store keeps one embedder: {advice}, or switch the "
         f"store to another one with `{PROG} --embedder NAME reindex --reembed`"
     )
-
-
-_BUILT_WITH = re.compile(r"built with '([^']+)'")
 
 
 # ---- arguments --------------------------------------------------------------------------------
@@ -301,8 +302,10 @@ def _input_lines(name: str) -> Iterator[tuple[IO[bytes], int | None]]:
     except OSError as exc:
         raise UsageError(f"{name}: cannot read ({exc.strerror or exc})") from exc
     with stream:
-        total = sum(1 for _ in stream)
-        stream.seek(0)
+        total = None
+        if path.is_file():  # not a pipe or a device: count the lines first for the progress bar
+            total = sum(1 for _ in stream)
+            stream.seek(0)
         yield stream, total
 
 

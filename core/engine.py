@@ -313,7 +313,7 @@ class DeltaCore:
             tenants=counts["tenants"],
             backend=self._sql.dialect,
             vector_backend=f"chroma-{self._index.kind}" if self._index is not None else "chroma-embedded (not owner)",
-            embedder=self._embedder.name,
+            embedder=self._sql.stored_embedder() or self._embedder.name,
         )
 
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:

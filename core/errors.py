@@ -3,7 +3,8 @@
 ::
 
     DeltaCoreError
-    ├── ConfigurationError (ValueError)      bad config value, URL, mismatched embedder
+    ├── ConfigurationError (ValueError)      bad config value, URL
+    │   └── EmbedderMismatchError            store opened with another embedder than it was built with
     ├── InvalidEventError (ValueError)       one malformed event; names the field
     ├── InvalidQueryError (ValueError)       malformed QueryCriteria
     ├── NotFoundError (KeyError)             an id that is not in the store
@@ -43,6 +44,22 @@ class ConfigurationError(DeltaCoreError, ValueError):
     def __init__(self, field: str, message: str) -> None:
         self.field = field
         super().__init__(f"{field}: {message}")
+
+
+class EmbedderMismatchError(ConfigurationError):
+    """A store was opened with a different embedder than the one its vectors come from."""
+
+    def __init__(self, stored_name: str, stored_dimension: int, opened_name: str, opened_dimension: int) -> None:
+        self.stored_name = stored_name
+        self.stored_dimension = stored_dimension
+        self.opened_name = opened_name
+        self.opened_dimension = opened_dimension
+        super().__init__(
+            "embedder",
+            f"this store was built with '{stored_name}' ({stored_dimension} dimensions) but was opened with "
+            f"'{opened_name}' ({opened_dimension}); open it with the same embedder, or call "
+            "reindex(reembed=True) after opening with allow_embedder_change=True",
+        )
 
 
 class InvalidEventError(DeltaCoreError, ValueError):

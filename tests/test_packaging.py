@@ -46,6 +46,7 @@ PUBLIC_API = [
     "AsyncDeltaCore", "BackendError", "BackendUnavailableError", "BeliefStale", "CausalChain", "Channel",
     "ChromaEmbedder", "CircularCausalChain", "CompressionLimit", "ConfigurationError", "ConsolidationTimeout",
     "DeleteResult", "Delta", "DeltaCore", "DeltaCoreConfig", "DeltaCoreError", "DistributionShift", "Embedder",
+    "EmbedderMismatchError",
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
     "NotFoundError", "PoisonDetected", "QueryCriteria", "Rejection", "SchemaDrift", "StoreLockedError",

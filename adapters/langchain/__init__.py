@@ -1,9 +1,45 @@
-"""DeltaCore as LangChain's native memory, retriever and hooks.
+"""DeltaCore as LangChain's native memory, retriever, stores, embeddings and hooks.
 
-The adapter classes arrive with the framework-adapters issue; importing this package already
-checks that LangChain is installed (`pip install 'deltacore[langchain]'`).
+Importing this package checks that LangChain is installed (`pip install 'deltacore[langchain]'`).
+
+=====================================  ============================================================
+class                                  LangChain / LangGraph interface it implements
+=====================================  ============================================================
+``DeltaCoreMiddleware``                ``langchain.agents.middleware.AgentMiddleware``
+``DeltaCoreCallbackHandler``           ``langchain_core.callbacks.BaseCallbackHandler``
+``AsyncDeltaCoreCallbackHandler``      ``langchain_core.callbacks.AsyncCallbackHandler``
+``DeltaCoreRetriever``                 ``langchain_core.retrievers.BaseRetriever``
+``DeltaCoreChatMessageHistory``        ``langchain_core.chat_history.BaseChatMessageHistory``
+``DeltaCoreStore``                     ``langchain_core.stores.BaseStore[str, Any]``
+``DeltaCoreLangGraphStore``            ``langgraph.store.base.BaseStore``
+``LangChainEmbedder``                  a LangChain ``Embeddings`` as DeltaCore's embedder
+``DeltaCoreEmbeddings``                ``langchain_core.embeddings.Embeddings``
+=====================================  ============================================================
 """
 
 from deltacore.adapters._require import require
 
-require("LangChain", "langchain", "langchain_core")
+require("LangChain", "langchain", "langchain_core", "langchain", "langgraph")
+
+from deltacore.adapters.langchain.callbacks import (  # noqa: E402
+    AsyncDeltaCoreCallbackHandler,
+    DeltaCoreCallbackHandler,
+)
+from deltacore.adapters.langchain.chat_history import DeltaCoreChatMessageHistory  # noqa: E402
+from deltacore.adapters.langchain.embeddings import DeltaCoreEmbeddings, LangChainEmbedder  # noqa: E402
+from deltacore.adapters.langchain.middleware import DeltaCoreMiddleware  # noqa: E402
+from deltacore.adapters.langchain.retrievers import DeltaCoreRetriever  # noqa: E402
+from deltacore.adapters.langchain.storage import DeltaCoreStore  # noqa: E402
+from deltacore.adapters.langchain.store import DeltaCoreLangGraphStore  # noqa: E402
+
+__all__ = [
+    "AsyncDeltaCoreCallbackHandler",
+    "DeltaCoreCallbackHandler",
+    "DeltaCoreChatMessageHistory",
+    "DeltaCoreEmbeddings",
+    "DeltaCoreLangGraphStore",
+    "DeltaCoreMiddleware",
+    "DeltaCoreRetriever",
+    "DeltaCoreStore",
+    "LangChainEmbedder",
+]

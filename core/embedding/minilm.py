@@ -33,6 +33,8 @@ class MiniLMEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
+                # Loading prints a progress bar per load otherwise; nothing is downloaded anyway.
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 try:
                     from sentence_transformers import SentenceTransformer
                 except ImportError as exc:

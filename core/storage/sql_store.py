@@ -17,7 +17,7 @@ from sqlalchemy import Connection, ColumnElement, delete, func, insert, select, 
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deltacore.config import DeltaCoreConfig
-from deltacore.errors import ConfigurationError
+from deltacore.errors import EmbedderMismatchError
 from deltacore.storage.engine_factory import create_sql_engine
 from deltacore.storage.errors import translate_backend_errors
 from deltacore.storage.filters import entity_filter
@@ -82,12 +82,12 @@ class SQLStore:
                 )
                 return
         if stored_name != name or int(stored_dim or 0) != dimension:
-            raise ConfigurationError(
-                "embedder",
-                f"this store was built with '{stored_name}' ({stored_dim} dimensions) but was opened with "
-                f"'{name}' ({dimension}); open it with the same embedder, or call reindex(reembed=True) "
-                "after opening with allow_embedder_change=True",
-            )
+            raise EmbedderMismatchError(stored_name, int(stored_dim or 0), name, dimension)
+
+    def stored_embedder(self) -> str | None:
+        """Name of the embedder this store's vectors come from (None before the first write)."""
+        with self.reader() as conn:
+            return conn.execute(select(store_meta.c.value).where(store_meta.c.key == "embedder")).scalar_one_or_none()
 
     def set_embedder(self, name: str, dimension: int) -> None:
         with self.writer() as conn:

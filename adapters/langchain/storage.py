@@ -1,0 +1,131 @@
+"""``DeltaCoreStore``: a LangChain key-value store (``BaseStore[str, Any]``) kept in DeltaCore.
+
+>>> # store = DeltaCoreStore(memory, namespace="prefs")
+>>> # store.mset([("alice:drink", "alice drinks green tea")])
+>>> # store.mget(["alice:drink"])            # ['alice drinks green tea']
+>>> # list(store.yield_keys(prefix="alice:"))
+
+How keys map onto events:
+
+* one key = one ``fact`` event whose id is derived from (tenant, namespace, key), so ``mget`` is a
+  lookup by id; the key is in ``meta["key"]`` and the value in ``meta["value"]``;
+* the event's text is the value as text (a string as is, other JSON as compact JSON, bytes as
+  the key), so stored values are also memories an agent can retrieve;
+* **the latest value wins**: ``mset`` deletes the key's previous event (vectors and full-text
+  entries included) and writes the new one. The old value is gone, not kept as history;
+* the namespace is an entity (``kv:<namespace>``): ``yield_keys`` lists it, and
+  ``memory.delete(entity="kv:<namespace>")`` erases the whole store.
+
+Values are JSON data or ``bytes`` (kept base64-encoded), so the store also serves as a ``ByteStore``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.stores import BaseStore
+
+from deltacore.adapters.langchain._engine import FRAMEWORK, list_packets, raise_rejections, stable_id, sync_memory
+from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore.errors import InvalidEventError, NotFoundError
+from deltacore.model import Channel, EventKind
+
+_BYTES = "__bytes_base64__"
+
+
+class DeltaCoreStore(BaseStore[str, Any]):
+    """A key-value store over DeltaCore events (see the module docstring for the mapping)."""
+
+    def __init__(
+        self,
+        memory: DeltaCore | AsyncDeltaCore,
+        *,
+        namespace: str = "default",
+        tenant: str = "default",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> None:
+        self.memory = sync_memory(memory)
+        self.namespace = namespace
+        self.tenant = tenant
+        self.user_id = user_id
+        self.agent_id = agent_id
+
+    @property
+    def entity(self) -> str:
+        """The entity every key of this store carries."""
+        return f"kv:{self.namespace}"
+
+    def _id(self, key: str) -> str:
+        return stable_id("kv", self.tenant, self.namespace, key)
+
+    def mget(self, keys: Sequence[str]) -> list[Any | None]:
+        values: list[Any | None] = []
+        for key in keys:
+            try:
+                event = self.memory.get(self._id(key))
+            except NotFoundError:
+                values.append(None)
+                continue
+            values.append(_decode(event.meta.get("value")))
+        return values
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, Any]]) -> None:
+        latest = dict(key_value_pairs)  # a key given twice keeps its last value
+        if not latest:
+            return
+        events = [self._event(key, value) for key, value in latest.items()]
+        self.memory.delete([event["id"] for event in events], tenant=self.tenant)
+        raise_rejections(self.memory.ingest(events, channel=Channel.SYSTEM))
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        if keys:
+            self.memory.delete([self._id(key) for key in keys], tenant=self.tenant)
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        packets = list_packets(self.memory, tenant=self.tenant, entity=self.entity, kinds=(EventKind.FACT,))
+        for packet in packets:
+            key = packet.meta.get("key")
+            if isinstance(key, str) and packet.meta.get("kv_namespace") == self.namespace:
+                if prefix is None or key.startswith(prefix):
+                    yield key
+
+    def _event(self, key: str, value: Any) -> dict[str, Any]:
+        if not isinstance(key, str):
+            raise InvalidEventError("key", f"keys are strings, got {type(key).__name__}")
+        encoded = _encode(key, value)
+        text = value if isinstance(value, str) else key if isinstance(value, bytes) else json.dumps(encoded)
+        scope = {"user_id": self.user_id, "agent_id": self.agent_id}
+        return {
+            "id": self._id(key),
+            "kind": EventKind.FACT,
+            "text": text if text.strip() else key,
+            # The key is the actor so that two keys holding the same text are two events, not
+            # one event and a duplicate (the engine dedupes by content within a scope).
+            "actor": f"{self.entity}/{key}",
+            "tenant": self.tenant,
+            "entities": [self.entity],
+            "source": f"{FRAMEWORK}:storage",
+            "meta": {"framework": FRAMEWORK, "kv_namespace": self.namespace, "key": key, "value": encoded},
+            **{name: value for name, value in scope.items() if value is not None},
+        }
+
+
+def _encode(key: str, value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {_BYTES: base64.b64encode(value).decode("ascii")}
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError) as exc:
+        raise InvalidEventError(
+            "value", f"the value of key {key!r} is not JSON data or bytes ({exc}); serialise it first"
+        ) from exc
+
+
+def _decode(stored: Any) -> Any:
+    if isinstance(stored, dict) and set(stored) == {_BYTES}:
+        return base64.b64decode(stored[_BYTES])
+    return stored

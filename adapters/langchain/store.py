@@ -1,0 +1,317 @@
+"""``DeltaCoreLangGraphStore``: DeltaCore as a LangGraph long-term memory store.
+
+>>> # store = DeltaCoreLangGraphStore(memory, scope=lambda ns: {"user_id": ns[1]} if len(ns) > 1 else {})
+>>> # agent = create_agent(model, tools, store=store)        # tools reach it via runtime.store
+>>> # store.put(("memories", "alice"), "drink", {"text": "alice drinks green tea"})
+>>> # store.search(("memories", "alice"), query="what does alice drink?")
+
+How items map onto the engine (``batch`` and ``abatch`` are the only primitives; every other
+method of ``langgraph.store.base.BaseStore`` is built on them):
+
+* **tenant**: one per store (``tenant=``); a namespace never changes the tenant.
+* **scope**: ``scope(namespace)`` may return ``user_id`` / ``agent_id`` / ``session_id`` for the
+  item's event, so the agent's own memory queries can filter by them (e.g. the user id that
+  ``("memories", user_id)`` namespaces carry).
+* **item**: one ``fact`` event whose id is derived from (tenant, namespace, key), so ``get`` is a
+  lookup by id. ``meta`` keeps the namespace, key, value and ``created_at``; the event time is
+  ``updated_at``. The text (what is embedded and searched, and what an agent is handed as a
+  memory) is the value's text at ``index`` paths (the put's, else the store's ``index_fields``),
+  by default every string in the value.
+* **namespace**: each item carries the entity ``lgstore:<label>.<label>…`` for its namespace and
+  for every prefix of it (labels cannot contain "."), so a namespace prefix is an entity filter.
+* **put** deletes the item's previous event (vectors and full-text entries included) and writes
+  the new value: the latest value wins and the old one is gone. A ``None`` value deletes.
+* **search** with ``query`` is the engine's fused semantic + lexical search (``score`` is the fused
+  score); without one, items come newest first. ``filter`` (exact values, nested dicts and
+  ``$eq $ne $gt $gte $lt $lte``) is applied to the values.
+* ``put(..., index=False)`` items are stored but left out of query searches. TTLs are not
+  supported (``supports_ttl = False``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    get_text_at_path,
+    validate_op_namespace,
+)
+
+from deltacore.adapters.langchain._engine import (
+    FRAMEWORK,
+    LISTING_PAGE,
+    list_packets,
+    raise_rejections,
+    stable_id,
+    sync_memory,
+)
+from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore.errors import NotFoundError
+from deltacore.model import Channel, Event, EventKind, MemoryPacket
+
+Namespace = tuple[str, ...]
+_SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
+
+
+class DeltaCoreLangGraphStore(BaseStore):
+    """A LangGraph ``BaseStore`` over DeltaCore (see the module docstring for the mapping).
+
+    Args:
+        memory: the store (``DeltaCore`` or ``AsyncDeltaCore``).
+        tenant: the tenant every item lives in.
+        index_fields: value paths whose text is indexed (LangGraph path syntax); default: every
+            string in the value.
+        scope: namespace → ``{"user_id"/"agent_id"/"session_id": …}`` for the item's event.
+        channel: where item writes come from (default ``agent``: an agent's tools write them).
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        memory: DeltaCore | AsyncDeltaCore,
+        *,
+        tenant: str = "default",
+        index_fields: list[str] | None = None,
+        scope: Callable[[Namespace], Mapping[str, str | None]] | None = None,
+        channel: Channel | str = Channel.AGENT,
+    ) -> None:
+        self.memory = sync_memory(memory)
+        self.tenant = tenant
+        self.index_fields = index_fields
+        self.scope = scope
+        self.channel = Channel(channel)
+
+    # ---- the two primitives ----------------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations in order (a read sees the writes before it in the batch)."""
+        results: list[Result] = []
+        pending: list[PutOp] = []
+        for op in ops:
+            validate_op_namespace(op)
+            if isinstance(op, PutOp):
+                pending.append(op)
+                results.append(None)
+                continue
+            if pending:
+                self._apply_puts(pending)
+                pending = []
+            if isinstance(op, GetOp):
+                results.append(self._get(op))
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            else:
+                raise TypeError(f"unknown store operation {type(op).__name__}")
+        if pending:
+            self._apply_puts(pending)
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # ---- operations ------------------------------------------------------------------------------
+
+    def _id(self, namespace: Namespace, key: str) -> str:
+        return stable_id("lgstore", self.tenant, list(namespace), key)
+
+    def _get(self, op: GetOp) -> Item | None:
+        try:
+            event = self.memory.get(self._id(op.namespace, op.key))
+        except NotFoundError:
+            return None
+        return _item(event.meta, event.ts)
+
+    def _apply_puts(self, ops: list[PutOp]) -> None:
+        latest = {(op.namespace, op.key): op for op in ops}  # the last put of a key wins
+        ids = [self._id(namespace, key) for namespace, key in latest]
+        created: dict[str, str] = {}
+        for event_id in ids:
+            try:
+                created[event_id] = self.memory.get(event_id).meta.get("created_at")
+            except NotFoundError:
+                pass
+        now = datetime.now(timezone.utc)
+        events = [
+            self._event(op, created.get(self._id(op.namespace, op.key)) or now.isoformat(), now)
+            for op in latest.values()
+            if op.value is not None
+        ]
+        self.memory.delete(ids, tenant=self.tenant)
+        if events:
+            raise_rejections(self.memory.ingest(events, channel=self.channel))
+
+    def _event(self, op: PutOp, created_at: str, now: datetime) -> dict[str, Any]:
+        namespace, value = tuple(op.namespace), dict(op.value or {})
+        scope = dict(self.scope(namespace)) if self.scope else {}
+        paths = op.index if isinstance(op.index, list) else self.index_fields
+        texts = [text for path in paths for text in get_text_at_path(value, path)] if paths else _strings(value)
+        text = "\n".join(t for t in texts if t.strip()) or json.dumps(value, ensure_ascii=False, default=str)
+        return {
+            "id": self._id(namespace, op.key),
+            "ts": now,
+            "kind": EventKind.FACT,
+            "text": text if text.strip() else op.key,
+            # The item's path is the actor so that two keys holding the same text are two events
+            # (the engine dedupes identical content within a scope).
+            "actor": f"{'/'.join(namespace)}/{op.key}",
+            "tenant": self.tenant,
+            "entities": [_entity(namespace[:depth]) for depth in range(len(namespace) + 1)],
+            "source": f"{FRAMEWORK}:store",
+            "meta": {
+                "framework": FRAMEWORK,
+                "lg_namespace": list(namespace),
+                "key": op.key,
+                "value": json.loads(json.dumps(value, default=str)),
+                "created_at": created_at,
+                "indexed": op.index is not False,
+            },
+            **{name: scope[name] for name in _SCOPE_FIELDS if scope.get(name) is not None},
+        }
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = tuple(op.namespace_prefix)
+        criteria = {"tenant": self.tenant, "entity": _entity(prefix), "kinds": (EventKind.FACT,)}
+        wanted = max(op.offset, 0) + max(op.limit, 0)
+        if op.query:
+            top_k = LISTING_PAGE if op.filter else min(LISTING_PAGE, wanted + 20)
+            packets = self.memory.query(op.query, top_k=top_k, exclude_tainted=False, **criteria)
+            packets = [p for p in packets if p.meta.get("indexed", True)]
+        elif not op.filter and wanted <= LISTING_PAGE:
+            packets = self.memory.query(
+                routers=("recency",), top_k=max(wanted, 1), exclude_tainted=False, include_deltas=False, **criteria
+            )
+        else:
+            packets = list(reversed(list_packets(self.memory, **criteria)))
+        found = [
+            (packet, _item(packet.meta, packet.ts))
+            for packet in packets
+            if tuple(packet.meta.get("lg_namespace") or ())[: len(prefix)] == prefix
+            and (not op.filter or _matches(packet.meta.get("value") or {}, op.filter))
+        ]
+        return [
+            _search_item(item, packet, scored=bool(op.query)) for packet, item in found[op.offset : op.offset + op.limit]
+        ]
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[Namespace]:
+        narrowest: Namespace = ()
+        for condition in op.match_conditions or ():
+            if condition.match_type == "prefix":
+                fixed = tuple(label for label in _until_wildcard(condition.path))
+                narrowest = max(narrowest, fixed, key=len)
+        packets = list_packets(
+            self.memory, tenant=self.tenant, entity=_entity(narrowest), kinds=(EventKind.FACT,)
+        )
+        namespaces = {tuple(packet.meta.get("lg_namespace") or ()) for packet in packets}
+        namespaces.discard(())
+        matching = [ns for ns in namespaces if all(_does_match(c, ns) for c in op.match_conditions or ())]
+        if op.max_depth is not None:
+            matching = list({ns[: op.max_depth] for ns in matching})
+        return sorted(matching)[op.offset : op.offset + op.limit]
+
+
+# ---- translation helpers ---------------------------------------------------------------------------
+
+
+def _entity(namespace: Namespace) -> str:
+    return "lgstore:" + ".".join(namespace)
+
+
+def _until_wildcard(path: tuple[str, ...]) -> Iterable[str]:
+    for label in path:
+        if label == "*":
+            return
+        yield label
+
+
+def _item(meta: Mapping[str, Any], updated: datetime) -> Item:
+    created = meta.get("created_at")
+    return Item(
+        value=dict(meta.get("value") or {}),
+        key=str(meta.get("key")),
+        namespace=tuple(meta.get("lg_namespace") or ()),
+        created_at=datetime.fromisoformat(created) if isinstance(created, str) else updated,
+        updated_at=updated,
+    )
+
+
+def _search_item(item: Item, packet: MemoryPacket, scored: bool) -> SearchItem:
+    return SearchItem(
+        namespace=item.namespace,
+        key=item.key,
+        value=item.value,
+        created_at=item.created_at,
+        updated_at=item.updated_at,
+        score=packet.score if scored else None,
+    )
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a JSON value, in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def _does_match(condition: MatchCondition, namespace: Namespace) -> bool:
+    path = condition.path
+    if len(namespace) < len(path):
+        return False
+    pairs = zip(namespace, path) if condition.match_type == "prefix" else zip(reversed(namespace), reversed(path))
+    return all(pattern == "*" or label == pattern for label, pattern in pairs)
+
+
+def _matches(value: Any, condition: Any) -> bool:
+    """LangGraph's filter semantics: exact values, nested dicts and comparison operators."""
+    if isinstance(condition, Mapping):
+        if any(str(name).startswith("$") for name in condition):
+            return all(_compare(value, operator, operand) for operator, operand in condition.items())
+        return isinstance(value, Mapping) and all(_matches(value.get(k), v) for k, v in condition.items())
+    if isinstance(condition, (list, tuple)):
+        return (
+            isinstance(value, (list, tuple))
+            and len(value) == len(condition)
+            and all(_matches(v, c) for v, c in zip(value, condition))
+        )
+    return value == condition
+
+
+def _compare(value: Any, operator: str, operand: Any) -> bool:
+    if operator == "$eq":
+        return value == operand
+    if operator == "$ne":
+        return value != operand
+    if value is None:
+        return False
+    comparisons = {
+        "$gt": lambda a, b: a > b,
+        "$gte": lambda a, b: a >= b,
+        "$lt": lambda a, b: a < b,
+        "$lte": lambda a, b: a <= b,
+    }
+    if operator not in comparisons:
+        raise ValueError(f"filter: unsupported operator {operator!r}; use $eq, $ne, $gt, $gte, $lt or $lte")
+    try:
+        return comparisons[operator](float(value), float(operand))
+    except (TypeError, ValueError):
+        return False
