@@ -58,7 +58,8 @@ class ScriptedLLM(BaseLLM):
 
     def call(self, messages: Any, tools: Any = None, callbacks: Any = None, available_functions: Any = None,
              from_task: Any = None, from_agent: Any = None, response_model: Any = None) -> Any:
-        messages = [{"role": "user", "content": messages}] if isinstance(messages, str) else list(messages)
+        # A copy: CrewAI keeps appending to the list it passed.
+        messages = [{"role": "user", "content": messages}] if isinstance(messages, str) else [dict(m) for m in messages]
         self._calls.append(messages)
         reply = self._script[min(len(self._calls), len(self._script)) - 1]
         return reply(messages) if callable(reply) else reply

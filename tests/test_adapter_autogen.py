@@ -18,7 +18,12 @@ from autogen_agentchat.base import TaskResult  # noqa: E402
 from autogen_agentchat.messages import ToolCallRequestEvent  # noqa: E402
 from autogen_core import FunctionCall  # noqa: E402
 from autogen_core.memory import MemoryContent, MemoryMimeType  # noqa: E402
-from autogen_core.model_context import UnboundedChatCompletionContext  # noqa: E402
+from autogen_core.model_context import (  # noqa: E402
+    BufferedChatCompletionContext,
+    ChatCompletionContextState,
+    HeadAndTailChatCompletionContext,
+    UnboundedChatCompletionContext,
+)
 from autogen_core.models import (  # noqa: E402
     AssistantMessage,
     CreateResult,
@@ -209,7 +214,8 @@ async def test_the_outcome_is_recorded(store, memory):
         async for item in record_run_stream(memory, broken, "Weather in Quito?"):
             seen.append(item)
     failed = store.get(f"{seen[0].id}:outcome")
-    assert failed.meta["success"] is False and failed.text.startswith("episode failed: ValueError")
+    assert failed.meta["success"] is False and failed.meta["error_type"] == "ValueError"
+    assert failed.text.startswith("episode failed: ValueError: No more mock responses")
 
 
 async def test_the_next_run_gets_the_earlier_tool_use_in_its_context(store, memory):
@@ -229,22 +235,36 @@ async def test_the_next_run_gets_the_earlier_tool_use_in_its_context(store, memo
     assert logged and any(row["event_id"].endswith(":c1:result") for row in logged)
 
 
-async def test_the_context_does_not_grow_with_repeated_turns(store, memory):
+@pytest.mark.parametrize(
+    "make_context",
+    [
+        UnboundedChatCompletionContext,
+        lambda: BufferedChatCompletionContext(buffer_size=3),
+        lambda: HeadAndTailChatCompletionContext(head_size=1, tail_size=2),
+    ],
+    ids=["unbounded", "buffered", "head-and-tail"],
+)
+async def test_the_context_does_not_grow_with_repeated_turns(memory, make_context):
     await memory.add(MemoryContent(content="alice prefers window seats", mime_type=MemoryMimeType.TEXT))
-    context = UnboundedChatCompletionContext()
+    context = make_context()
     await context.add_message(UserMessage(content="book alice a seat", source="user"))
     for turn in range(4):
         await memory.update_context(context)
         await context.add_message(AssistantMessage(content=f"reply {turn}", source="planner"))
         await context.add_message(UserMessage(content="which seats does alice like?", source="user"))
     await memory.update_context(context)
-    messages = await context.get_messages()
-    injected = [m for m in messages if is_memory_message(m)]
+    history = ChatCompletionContextState.model_validate(await context.save_state()).messages
+    injected = [m for m in history if is_memory_message(m)]
     assert len(injected) == 1 and "window seats" in injected[0].content
-    assert messages[-1] is injected[0]  # right after the latest user message
-    assert len(messages) == 1 + 4 * 2 + 1
+    assert history[-1] == injected[0]  # right after the latest user message
+    assert len(history) == 1 + 4 * 2 + 1  # nothing else was lost or added, even outside the window
+    shown = await context.get_messages()
+    assert sum(is_memory_message(m) for m in shown) == 1
 
-    # the same through an agent that runs three times on one persistent context
+
+async def test_the_agent_context_does_not_grow_across_runs(memory):
+    await memory.add(MemoryContent(content="alice prefers window seats", mime_type=MemoryMimeType.TEXT))
+
     client = scripted("one", "two", "three")
     agent = AssistantAgent("planner", model_client=client, memory=[memory])
     for question in ("seats for alice?", "alice seats again?", "and alice seats now?"):

@@ -80,9 +80,8 @@ class ScriptedModel(GenericFakeChatModel):
 
 
 def calls(*items: tuple[str, dict[str, Any]]) -> AIMessage:
-    return AIMessage(
-        "", tool_calls=[{"name": n, "args": a, "id": f"call_{n}_{i}", "type": "tool_call"} for i, (n, a) in enumerate(items)]
-    )
+    tool_calls = [{"name": n, "args": a, "id": f"call_{n}_{i}", "type": "tool_call"} for i, (n, a) in enumerate(items)]
+    return AIMessage("", tool_calls=tool_calls)
 
 
 def ask(text: str) -> dict[str, Any]:
@@ -124,6 +123,12 @@ def test_middleware_records_tool_calls_as_one_causal_episode(memory):
     assert result.tool_name == "deploy" and "1.4.2" in result.text and result.parent_ids == (call.id,)
     assert reply.role == "assistant" and reply.text == "Done."
     assert outcome.meta["success"] is True and "Done." in outcome.text and outcome.parent_ids == (reply.id,)
+    # As deltas: the call's delta names the tool and schema, and its causal parent is the request.
+    (packet,) = memory.query("deploy", kinds=["tool_call"], episode_id=run_id)
+    (delta,) = packet.deltas
+    assert (delta.tool_name, delta.tool_schema_hash, delta.episode_id) == ("deploy", call.tool_schema_hash, run_id)
+    chain_up = memory.query_causal(call.id, depth=1)
+    assert {chain_up.deltas[parent].event_id for _, parent in chain_up.edges} == {user.id}
     # The outcome's causal history reaches back to the user's request through the tool call.
     assert {user.id, call.id, result.id} <= ancestors(memory, outcome.id)
     # A call is found by its action, within its episode.
@@ -261,9 +266,7 @@ def test_middleware_and_handler_together_write_each_event_once(memory):
     handler = DeltaCoreCallbackHandler(memory)
     model = ScriptedModel(messages=iter([calls(("deploy", {"service": "x", "env": "y"})), AIMessage("done")]))
     agent = create_agent(model, [deploy], middleware=[DeltaCoreMiddleware(memory)])
-    run_id = uuid.uuid4()
     agent.invoke(ask("deploy x"), config={"callbacks": [handler]})  # no run id given: found via the handler
-    del run_id
     episodes = {p.episode_id for p in memory.query(routers=("recency",), top_k=100)}
     assert len(episodes) == 1
     kinds = [e.kind.value for e in episode_events(memory, episodes.pop())]
@@ -349,7 +352,8 @@ def test_retriever_inside_a_run_records_the_retrieval(memory):
 
     run_id = uuid.uuid4()
     answer.invoke("what does alice drink?", config={"run_id": run_id})
-    assert [(r["event_id"], r["query"]) for r in memory.retrievals(str(run_id))] == [(fact_id, "what does alice drink?")]
+    recorded = [(r["event_id"], r["query"]) for r in memory.retrievals(str(run_id))]
+    assert recorded == [(fact_id, "what does alice drink?")]
     retriever.invoke("what does alice drink?")  # outside a run tree: nothing to credit
     assert len(memory.retrievals()) == 1
 
@@ -457,7 +461,8 @@ def test_create_agent_tools_write_to_the_langgraph_store(memory):
         return "saved"
 
     store = DeltaCoreLangGraphStore(memory)
-    model = ScriptedModel(messages=iter([calls(("remember", {"note": "the deploy window is friday"})), AIMessage("ok")]))
+    note = calls(("remember", {"note": "the deploy window is friday"}))
+    model = ScriptedModel(messages=iter([note, AIMessage("ok")]))
     create_agent(model, [remember], store=store, middleware=[DeltaCoreMiddleware(memory)]).invoke(ask("remember it"))
     assert store.get(("notes",), "n1").value == {"text": "the deploy window is friday"}
     assert memory.query("when is the deploy window?", kinds=["fact"], top_k=1)[0].text == "the deploy window is friday"

@@ -170,7 +170,7 @@ async def test_the_outcome_is_recorded(store, recorder):
     with pytest.raises(WorkflowRuntimeError):
         await failing
     failed = store.get(f"{failing.run_id}:outcome")
-    assert failed.meta["success"] is False
+    assert failed.meta["success"] is False and failed.meta["error_type"] == "WorkflowRuntimeError"
     assert failed.text.startswith("episode failed: WorkflowRuntimeError: Max iterations of 1 reached")
     assert not recorder.errors
 

@@ -217,10 +217,11 @@ def test_two_processes_writing_at_once_lose_nothing(backend: Any, spawn: Any) ->
     # matter (test_concurrent_first_open_of_a_fresh_store; on PostgreSQL the first ingests of a
     # fresh store also race in SQLStore.check_embedder's select-then-insert).
     setup = spawn("open_once.py", backend.settings, 1)
+    children = [spawn("concurrent_writer.py", backend.settings, name, per_child) for name in ("alpha", "beta")]
     setup.expect("OPENED")
     assert setup.wait() == 0, setup.stderr()
-
-    children = [spawn("concurrent_writer.py", backend.settings, name, per_child) for name in ("alpha", "beta")]
+    for child in children:
+        child.send("OPEN")
     owners = [child.expect("READY")[0] == "True" for child in children]
     if backend.name == "sqlite":
         assert owners.count(True) == 1, f"exactly one live process owns the embedded index, got {owners}"

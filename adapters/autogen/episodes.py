@@ -90,12 +90,12 @@ async def record_stream(
     episode = Episode(id=episode_id or (task_messages[0].id if task_messages else None))
     token = _CURRENT.set(episode)
     memory._active_episode = episode
-    for message in task_messages:
-        await _record_message(memory, episode, message, is_user=message.source in user_sources)
     pending: dict[str, FunctionCall] = {}
     final_text = ""
     iterator = aiter(stream)
     try:
+        for message in task_messages:
+            await _record_message(memory, episode, message, is_user=message.source in user_sources)
         while True:
             try:
                 item = await anext(iterator)
@@ -103,7 +103,9 @@ async def record_stream(
                 break
             except BaseException as exc:
                 try:
-                    await _record_outcome(memory, episode, success=False, text=f"{type(exc).__name__}: {exc}")
+                    await _record_outcome(
+                        memory, episode, success=False, text=f"{type(exc).__name__}: {exc}", error_type=type(exc).__name__
+                    )
                 except Exception:  # the run's own error is the one to raise
                     log.exception("DeltaCore could not record the failed outcome of episode %s", episode.id)
                 raise
@@ -226,7 +228,13 @@ async def _record_execution(
 
 
 async def _record_outcome(
-    memory: DeltaCoreMemory, episode: Episode, *, success: bool, text: str, stop_reason: str | None = None
+    memory: DeltaCoreMemory,
+    episode: Episode,
+    *,
+    success: bool,
+    text: str,
+    stop_reason: str | None = None,
+    error_type: str | None = None,
 ) -> None:
     if episode.id is None:
         episode.id = str(uuid.uuid4())
@@ -234,6 +242,8 @@ async def _record_outcome(
     meta: dict[str, Any] = {"success": success}
     if stop_reason is not None:
         meta["stop_reason"] = stop_reason
+    if error_type is not None:
+        meta["error_type"] = error_type
     event = memory.event(
         id=event_id(episode.id, "outcome"),
         kind=EventKind.OUTCOME.value,

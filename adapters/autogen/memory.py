@@ -20,14 +20,14 @@ from typing import Any
 
 from autogen_core import CancellationToken, Component
 from autogen_core.memory import Memory, MemoryContent, MemoryMimeType, MemoryQueryResult, UpdateContextResult
-from autogen_core.model_context import ChatCompletionContext
+from autogen_core.model_context import ChatCompletionContext, ChatCompletionContextState
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import BaseModel, Field
 from typing_extensions import Self
 
 from deltacore.embedding import MiniLMEmbedder, default_embedder, embedder_name
 from deltacore.engine import AsyncDeltaCore, DeltaCore
-from deltacore.errors import ConfigurationError, InvalidQueryError
+from deltacore.errors import ConfigurationError, InvalidEventError, InvalidQueryError
 from deltacore.model import Channel, EventKind, MemoryPacket
 from deltacore.testing import FakeEmbedder
 
@@ -177,13 +177,13 @@ class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
         for indexed documents, which are then stored as unverified)."""
         mime = content.mime_type.value if isinstance(content.mime_type, MemoryMimeType) else str(content.mime_type)
         if mime not in _TEXT_TYPES:
-            raise InvalidQueryError("mime_type", f"DeltaCore stores text, markdown and JSON, not {mime!r}")
+            raise InvalidEventError("mime_type", f"DeltaCore stores text, markdown and JSON, not {mime!r}")
         if isinstance(content.content, (dict, list)):
             text = json.dumps(content.content, sort_keys=True, default=str)
         elif isinstance(content.content, str):
             text = content.content
         else:
-            raise InvalidQueryError("content", f"expected text or a JSON object, got {type(content.content).__name__}")
+            raise InvalidEventError("content", f"expected text or a JSON object, got {type(content.content).__name__}")
         metadata = dict(content.metadata or {})
         event = self.event(
             kind=metadata.get("kind", EventKind.FACT.value), text=text, meta={"mime_type": mime, **metadata}
@@ -200,28 +200,29 @@ class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
     async def update_context(self, model_context: ChatCompletionContext) -> UpdateContextResult:
         """Retrieve for the last user message and put the result in ONE system message at the end
         of the context, replacing the one a previous turn added."""
+        # Imported here: episodes imports this module.
         from deltacore.adapters.autogen.episodes import current_episode
 
-        messages = await model_context.get_messages()
-        kept = [m for m in messages if not is_memory_message(m)]
-        query_text = next((_message_text(m) for m in reversed(kept) if isinstance(m, UserMessage)), "")
+        # The saved state is the whole history; get_messages() is only the window a buffered or
+        # head-and-tail context shows the model, so rewriting from it would lose messages.
+        state = dict(await model_context.save_state())
+        history = ChatCompletionContextState.model_validate(state).messages
+        keep = [not is_memory_message(m) for m in history]
+        if not all(keep):
+            state["messages"] = [raw for raw, kept in zip(state["messages"], keep, strict=True) if kept]
+            await model_context.load_state(state)
+        query_text = next((_message_text(m) for m in reversed(history) if isinstance(m, UserMessage)), "")
         episode = current_episode(self)
         packets: list[MemoryPacket] = []
         if query_text.strip():
             # Skip the current run's own steps (its user message is already in the context).
-            overfetch = self.top_k * 2
             packets = [
                 p
-                for p in await self._packets(query_text, top_k=overfetch)
+                for p in await self._packets(query_text, top_k=self.top_k * 2)
                 if episode is None or episode.id is None or p.episode_id != episode.id
             ][: self.top_k]
-        if packets or len(kept) != len(messages):
-            await model_context.clear()
-            for message in kept:
-                await model_context.add_message(message)
-            if packets:
-                await model_context.add_message(SystemMessage(content=format_memories(packets)))
         if packets:
+            await model_context.add_message(SystemMessage(content=format_memories(packets)))
             await self.store.record_retrieval(
                 [p.id for p in packets],
                 episode_id=episode.id if episode is not None else None,

@@ -3,19 +3,19 @@
 ``DeltaCoreListener(store)`` registers on CrewAI's global event bus (and, unless you pass your
 own, registers :class:`~deltacore.adapters.crewai.hooks.ToolSchemaHooks` for tool schemas):
 
-=========================  ===================================================================
-CrewAI event               DeltaCore event (``episode_id`` = the kickoff's started-event id)
-=========================  ===================================================================
-``TaskStartedEvent``       ``message``, role user, channel user: the task description
+==========================  ==================================================================
+CrewAI event                DeltaCore event (``episode_id`` = the kickoff's started-event id)
+==========================  ==================================================================
+``TaskStartedEvent``        ``message``, role user, channel user: the task description
 ``ToolUsageFinishedEvent``  ``tool_call`` (name, arguments, args schema, parent = previous step)
-                           + ``tool_result`` (output; ``ToolFailure`` → error meta), parent = call
-``ToolUsageErrorEvent``    ``tool_call`` + ``tool_result`` with the error message and
-                           ``meta {"error": True, "error_type": ...}``
-``TaskCompletedEvent``     ``message``, role assistant, channel agent: the task's output
-``TaskFailedEvent``        ``observation``, channel system: ``task failed: <error>``
-``CrewKickoffCompleted``   ``outcome``: ``episode succeeded: <answer>``, ``meta {"success": True}``
-``CrewKickoffFailed``      ``outcome``: ``episode failed: <error>``, ``meta {"success": False}``
-=========================  ===================================================================
+                            + ``tool_result`` (output; ``ToolFailure`` → error meta), parent = call
+``ToolUsageErrorEvent``     ``tool_call`` + ``tool_result`` with the error message and
+                            ``meta {"error": True, "error_type": ...}``
+``TaskCompletedEvent``      ``message``, role assistant, channel agent: the task's output
+``TaskFailedEvent``         ``observation``, channel system: ``task failed: <error>``
+``CrewKickoffCompleted``    ``outcome``: ``episode succeeded: <answer>``, ``meta {"success": True}``
+``CrewKickoffFailed``       ``outcome``: ``episode failed: <error>``, ``meta {"success": False}``
+==========================  ==================================================================
 
 A call is written when it finishes (or errors), with its result, because CrewAI emits
 ``ToolUsageStartedEvent`` before the hooks have seen the tool's schema; calls that never finish

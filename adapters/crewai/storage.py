@@ -7,20 +7,19 @@ task outputs, outcomes recorded by the listener) as memory records.
 
 Mapping (``MemoryRecord`` → DeltaCore ``Event``):
 
-================  =================================================================================
-``id``            event id (so ``get_record``/``delete(record_ids=)`` address the same row)
-``content``       ``text``; kind ``fact``; channel ``agent`` (``channel=``); source ``crewai:memory``
-``scope``         ``meta["crewai_memory"]["scope"]``, plus one entity ``crewai-scope:<prefix>`` per
-                  ancestor path, so ``scope_prefix`` becomes DeltaCore's ``entity`` filter (in SQL)
-``categories``    ``meta["crewai_memory"]["categories"]`` (filtered after the query); events not
-                  written through this backend have the category ``[<event kind>]``
-``importance``    ``meta["crewai_memory"]["importance"]``; DeltaCore ranks by its own fused score
-``metadata``      ``meta["crewai_memory"]["metadata"]`` (``metadata_filter`` after the query)
-``source``,       ``meta["crewai_memory"]``; CrewAI's ``recall`` does the private/source filtering
-``private``
-``created_at``    ``ts`` (CrewAI's naive UTC); ``older_than`` becomes ``time_range``
-``embedding``     ignored: DeltaCore embeds the text itself, with the store's own embedder
-================  =================================================================================
+========================  =========================================================================
+``id``                    event id (so ``get_record``/``delete(record_ids=)`` address the same row)
+``content``               ``text``; kind ``fact``; channel ``agent`` (``channel=``); source ``crewai:memory``
+``scope``                 ``meta["crewai_memory"]["scope"]``, plus one entity ``crewai-scope:<path>``
+                          per ancestor path, so ``scope_prefix`` is DeltaCore's ``entity`` filter (SQL)
+``categories``            ``meta["crewai_memory"]["categories"]`` (filtered after the query); events
+                          not written through this backend have the category ``[<event kind>]``
+``importance``            ``meta["crewai_memory"]["importance"]``; DeltaCore ranks by its fused score
+``metadata``              ``meta["crewai_memory"]["metadata"]`` (``metadata_filter`` after the query)
+``source``/``private``    ``meta["crewai_memory"]``; CrewAI's ``recall`` applies the private rule
+``created_at``            ``ts`` (CrewAI's naive UTC); ``older_than`` becomes ``time_range``
+``embedding``             ignored: DeltaCore embeds the text itself, with the store's own embedder
+========================  =========================================================================
 
 One embedder per store: ``search`` receives a vector computed by CrewAI's ``Memory`` embedder.
 :class:`DeltaCoreEmbedder` *is* the store's embedder; it remembers which text each vector it
@@ -47,6 +46,7 @@ from crewai.memory.types import MemoryRecord, ScopeInfo
 
 from deltacore import DeltaCore
 from deltacore.adapters.crewai.episodes import current_episode_id
+from deltacore.embedding import embed_texts
 from deltacore.errors import InvalidEventError, InvalidQueryError, NotFoundError
 from deltacore.model import Channel, Event, EventKind, MemoryPacket
 
@@ -69,9 +69,7 @@ class DeltaCoreEmbedder:
     """
 
     def __init__(self, store: DeltaCore, capacity: int = 4096) -> None:
-        # DeltaCore has no public embed method yet (core change requested); the engine's checked
-        # embedder is the one that computed every vector already in the store.
-        self._embed = getattr(store, "embed", None) or store._embedder
+        self._embedder = _store_embedder(store)
         self._texts: OrderedDict[bytes, str] = OrderedDict()
         self._capacity = capacity
         self._lock = threading.Lock()
@@ -80,7 +78,7 @@ class DeltaCoreEmbedder:
         texts = list(input)
         if not texts:
             return []
-        matrix = np.asarray(self._embed(texts), dtype=np.float32)
+        matrix = embed_texts(self._embedder, texts)
         with self._lock:
             for text, row in zip(texts, matrix):
                 key = row.tobytes()
@@ -97,6 +95,14 @@ class DeltaCoreEmbedder:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DeltaCoreEmbedder:
         return self  # a handle on the store's model, shared by every copy of a Memory
+
+
+def _store_embedder(store: DeltaCore) -> Any:
+    """The model this store embeds with (DeltaCore has no public ``embed`` method yet)."""
+    if store.config.embedder is not None:
+        return store.config.embedder
+    # The engine's default model, already loaded (or loading lazily): don't load a second copy.
+    return store._embedder
 
 
 # ---- record <-> event ------------------------------------------------------------------------
@@ -212,7 +218,8 @@ class DeltaCoreStorage:
 
     ``tenant``/``agent_id``/``user_id``/``session_id`` scope every read and write (configure the
     listener with the same values so recalls see its episodes). Records written here get the
-    current crew kickoff as their ``episode_id``.
+    current crew kickoff as their ``episode_id``; ``search`` inside a kickoff leaves out that
+    kickoff's own events (``exclude_running_episode=False`` keeps them).
     """
 
     def __init__(
@@ -225,6 +232,7 @@ class DeltaCoreStorage:
         session_id: str | None = None,
         channel: Channel | str = Channel.AGENT,
         embedder: DeltaCoreEmbedder | None = None,
+        exclude_running_episode: bool = True,
     ) -> None:
         self.store = store
         self.tenant = tenant
@@ -233,6 +241,7 @@ class DeltaCoreStorage:
         self.session_id = session_id
         self.channel = Channel(channel)
         self.embedder = embedder or DeltaCoreEmbedder(store)
+        self.exclude_running_episode = exclude_running_episode
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DeltaCoreStorage:
         return self  # a handle on a shared store
@@ -346,12 +355,16 @@ class DeltaCoreStorage:
                 "this vector was not computed by this store's DeltaCoreEmbedder; give the CrewAI Memory "
                 "embedder=storage.embedder (one embedder per store), or use DeltaCoreMemory",
             )
-        post_filter = bool(categories or metadata_filter)
+        # The running kickoff's own steps (its task input, above all) are not memories of it.
+        running = current_episode_id() if self.exclude_running_episode else None
+        post_filter = bool(categories or metadata_filter or running)
         packets = self.store.query(
             text, **self._criteria(entity=scope_entity(scope_prefix), top_k=min(SCAN_LIMIT, limit * 4 if post_filter else limit))
         )
         results = []
         for packet in packets:
+            if running is not None and packet.episode_id == running:
+                continue
             record = event_to_record(packet, content=format_packet(packet), **{PACKET_META: packet_metadata(packet)})
             if packet.score >= min_score and _matches(record, categories, metadata_filter):
                 results.append((record, packet.score))

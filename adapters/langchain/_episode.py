@@ -39,8 +39,11 @@ from deltacore.model import Channel, EventKind
 Write = tuple[list[dict[str, Any]], Channel]
 """Events to ingest together, and the channel they came through."""
 
+MAX_OPEN_EPISODES = 1024
+"""Episodes tracked at once by one recorder."""
+
 current_episode: ContextVar[str | None] = ContextVar("deltacore_langchain_episode", default=None)
-"""The episode whose model or tool call is running (set by the middleware), so a retriever
+"""The episode whose tool call is running (set by the middleware), so a retriever
 called from inside a tool records its retrieval under that episode."""
 
 
@@ -137,7 +140,7 @@ class EpisodeRecorder:
 
     def start(self, episode_id: str, user_text: str, source: str | None = None) -> list[Write]:
         with self._lock:
-            steps = self._steps.setdefault(episode_id, _Steps())
+            steps = self._steps_of(episode_id)
             if not user_text.strip():
                 return []
             event_id = bounded_id(f"{episode_id}:input")
@@ -151,7 +154,7 @@ class EpisodeRecorder:
     ) -> list[Write]:
         """A model turn: its text (if any) is the assistant's message; its tool calls follow it."""
         with self._lock:
-            steps = self._steps.setdefault(episode_id, _Steps())
+            steps = self._steps_of(episode_id)
             steps.results = []
             if not text.strip():
                 steps.decision = list(steps.frontier)
@@ -178,7 +181,7 @@ class EpisodeRecorder:
         """The call event's writes and its id (the result's parent)."""
         event_id = bounded_id(f"{episode_id}:{call_key or uuid.uuid4().hex}:call")
         with self._lock:
-            steps = self._steps.setdefault(episode_id, _Steps())
+            steps = self._steps_of(episode_id)
             parents = list(steps.decision or steps.frontier)
             steps.last = event_id
         arguments = json_safe(dict(args or {}))
@@ -215,7 +218,7 @@ class EpisodeRecorder:
             if not text:
                 text = str(error) if not isinstance(error, str) else "error"
         with self._lock:
-            steps = self._steps.setdefault(episode_id, _Steps())
+            steps = self._steps_of(episode_id)
             steps.results.append(event_id)
             steps.frontier = list(steps.results)
             steps.last = event_id
@@ -259,12 +262,19 @@ class EpisodeRecorder:
         )
         return [([event], Channel.SYSTEM)]
 
+    def _steps_of(self, episode_id: str) -> _Steps:
+        """The episode's bookkeeping (caller holds the lock). Runs that never end (an exception
+        the host did not report) must not grow it forever: the oldest is dropped past a bound."""
+        steps = self._steps.get(episode_id)
+        if steps is None:
+            if len(self._steps) >= MAX_OPEN_EPISODES:
+                self._steps.pop(next(iter(self._steps)))
+            steps = self._steps[episode_id] = _Steps()
+        return steps
+
     def forget(self, episode_id: str) -> None:
         with self._lock:
             self._steps.pop(episode_id, None)
-
-    def knows(self, episode_id: str) -> bool:
-        return episode_id in self._steps
 
     def _event(
         self,

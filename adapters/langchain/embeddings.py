@@ -35,10 +35,8 @@ class LangChainEmbedder:
         if self._name:
             return self._name
         kind = type(self.embeddings)
-        model = next(
-            (getattr(self.embeddings, a, None) for a in ("model", "model_name", "model_id") if getattr(self.embeddings, a, None)),
-            None,
-        )
+        names = (getattr(self.embeddings, attribute, None) for attribute in ("model", "model_name", "model_id"))
+        model = next((name for name in names if name), None)
         size = getattr(self.embeddings, "size", None)  # the core fake embeddings
         label = f"langchain:{kind.__module__}.{kind.__qualname__}"
         return f"{label}:{model}" if model else f"{label}:{size}" if isinstance(size, int) else label

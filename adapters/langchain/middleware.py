@@ -27,13 +27,20 @@ from typing import Annotated, Any
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
 from deltacore.adapters.langchain._engine import raise_rejections, sync_memory
-from deltacore.adapters.langchain._episode import EpisodeRecorder, Scope, Write, current_episode
+from deltacore.adapters.langchain._episode import (
+    MAX_OPEN_EPISODES,
+    EpisodeRecorder,
+    Scope,
+    Write,
+    current_episode,
+)
 from deltacore.adapters.langchain._messages import (
     MEMORY_OPEN,
     content_text,
@@ -129,11 +136,7 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         self._recorder.offer(request.tools)
         if self.inject_memories:
             request = self._with_memories(request, self._memories(request, episode))
-        token = current_episode.set(episode)
-        try:
-            response = handler(request)
-        finally:
-            current_episode.reset(token)
+        response = handler(request)
         self._perform(self._model_output(episode, response))
         return response
 
@@ -145,15 +148,12 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         if self.inject_memories:
             packets = await asyncio.to_thread(self._memories, request, episode)
             request = self._with_memories(request, packets)
-        token = current_episode.set(episode)
-        try:
-            response = await handler(request)
-        finally:
-            current_episode.reset(token)
+        response = await handler(request)
         await self._aperform(self._model_output(episode, response))
         return response
 
     def _model_output(self, episode: str, response: Any) -> list[Write]:
+        response = getattr(response, "model_response", response)  # an ExtendedModelResponse
         messages = response.result if isinstance(response, ModelResponse) else [response]
         message = next((m for m in messages if isinstance(m, AIMessage)), None)
         if message is None:
@@ -176,6 +176,8 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
                 self.memory.record_retrieval(
                     [packet.id for packet in packets], episode_id=episode, query=query, tenant=self.scope.tenant
                 )
+        if len(self._injected) >= MAX_OPEN_EPISODES:  # runs aborted before after_agent
+            self._injected.pop(next(iter(self._injected)))
         self._injected[episode] = packets
         return packets
 
@@ -272,8 +274,6 @@ def _new_episode_id(runtime: Any) -> str:
     if info is not None and info.run_id:
         return str(info.run_id)
     try:
-        from langgraph.config import get_config
-
         callbacks = get_config().get("callbacks")
     except RuntimeError:  # not inside a runnable
         callbacks = None

@@ -61,7 +61,7 @@ from deltacore.adapters.langchain._engine import (
 )
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.errors import NotFoundError
-from deltacore.model import Channel, Event, EventKind, MemoryPacket
+from deltacore.model import Channel, EventKind, MemoryPacket
 
 Namespace = tuple[str, ...]
 _SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
@@ -205,9 +205,8 @@ class DeltaCoreLangGraphStore(BaseStore):
             if tuple(packet.meta.get("lg_namespace") or ())[: len(prefix)] == prefix
             and (not op.filter or _matches(packet.meta.get("value") or {}, op.filter))
         ]
-        return [
-            _search_item(item, packet, scored=bool(op.query)) for packet, item in found[op.offset : op.offset + op.limit]
-        ]
+        page = found[op.offset : op.offset + op.limit]
+        return [_search_item(item, packet, scored=bool(op.query)) for packet, item in page]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[Namespace]:
         narrowest: Namespace = ()

@@ -351,6 +351,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                 self._runs.pop(run.id, None)
         if run is None:
             return
+        meta: dict[str, Any] = {}
         if isinstance(result, StopEvent):
             answer = result.result
             text = message_text(answer.response) if isinstance(answer, AgentOutput) else str(answer or "")
@@ -359,6 +360,8 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
             failure = err or run.error
             success = False
             detail = f"{type(failure).__name__}: {failure}" if failure is not None else "the run ended without a result"
+            if failure is not None:
+                meta["error_type"] = type(failure).__name__
         verdict = "succeeded" if success else "failed"
         text = f"episode {verdict}: {summarize(detail, _OUTCOME_CHARS)}" if detail.strip() else f"episode {verdict}"
         self._ingest(
@@ -369,7 +372,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                     kind=EventKind.OUTCOME.value,
                     text=text,
                     parent_ids=[run.last_event_id] if run.last_event_id else [],
-                    meta={"success": success},
+                    meta={"success": success, **meta},
                 )
             ],
             Channel.SYSTEM,

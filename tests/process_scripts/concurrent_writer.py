@@ -1,8 +1,9 @@
-"""Open the store, wait for ``GO`` on stdin, ingest ``count`` distinct events in batches of 10-25.
+"""Wait for ``OPEN`` on stdin, open the store, wait for ``GO``, ingest ``count`` distinct events
+in batches of 10-25.
 
 argv: settings-json name count
-stdout: ``READY <owns-vector-index>``, then ``ACK <id> <id> ...`` per acknowledged batch,
-then ``DONE <owns-vector-index>``. Any failure raises, so the exit code is not 0.
+stdout: ``LOADED`` once imported, ``READY <owns-vector-index>`` once open, then ``ACK <id> ...``
+per acknowledged batch, then ``DONE <owns-vector-index>``. Any failure raises (exit code not 0).
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ import sys
 
 from _child import emit, note_text, open_store, settings, wait_for
 
+import deltacore  # noqa: F401 - the slow imports happen before the parent's OPEN
+
 name, count = sys.argv[2], int(sys.argv[3])
+emit("LOADED")
+wait_for("OPEN")
 memory = open_store(settings())
 emit("READY", memory.owns_vector_index)
 wait_for("GO")
