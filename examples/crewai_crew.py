@@ -20,7 +20,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import json
 import re
 import tempfile
-from collections.abc import Callable
 from typing import Any
 
 from crewai import Agent, Crew, Task

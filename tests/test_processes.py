@@ -128,6 +128,7 @@ class Child:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=WAIT)
+        self._reader.join(timeout=10)  # it ends at EOF, which the exit brings
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None:
                 try:
@@ -328,7 +329,7 @@ def test_concurrent_first_open_of_a_fresh_store(backend: Any, spawn: Any) -> Non
         children = [spawn("open_once.py", backend.settings) for _ in range(2)]
         for child in children:
             child.expect("OPENING")
-        time.sleep(1.5)
+        time.sleep(2.0)  # for both to be inside run_migrations, waiting on the write lock
         other_writer.execute("ROLLBACK")
     finally:
         other_writer.close()

@@ -19,6 +19,7 @@ import numpy as np
 
 from deltacore.delta import DeltaExtractor, break_cycles
 from deltacore.delta.extract import summarize
+from deltacore.delta.mentions import has_time_expression, mentioned_names
 from deltacore.embedding import embed_texts
 from deltacore.errors import InvalidEventError
 from deltacore.gateway import Admission, Gateway
@@ -225,9 +226,9 @@ class IngestPipeline:
 
     def _rows(
         self, candidates: list[_Candidate], vectors: dict[str, np.ndarray]
-    ) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    ) -> tuple[list[dict], list[dict], list[dict], list[dict], list[dict]]:
         now = time.time()
-        event_rows, delta_rows, link_rows, entity_rows = [], [], [], []
+        event_rows, delta_rows, link_rows, entity_rows, mention_rows = [], [], [], [], []
         for c in candidates:
             event = c.event
             vector = vectors[event.id]
@@ -258,6 +259,7 @@ class IngestPipeline:
                     "parent_ids": list(event.parent_ids),
                     "meta": event.meta,
                     "token_count": self._tokens.count(event.text),
+                    "has_time": int(has_time_expression(event.text)),
                     "embedding": np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
                     "created_at": now,
                 }
@@ -296,7 +298,14 @@ class IngestPipeline:
                 {"event_id": event.id, "entity": e.casefold(), "tenant": event.tenant}
                 for e in dict.fromkeys(e.casefold() for e in event.entities)
             )
-        return event_rows, delta_rows, link_rows, entity_rows
+            names = {name: "mention" for name in mentioned_names(event.text)}
+            if event.actor:
+                names[event.actor.casefold()] = "actor"  # who spoke outranks being mentioned
+            mention_rows.extend(
+                {"event_id": event.id, "name": name[:256], "role": role, "tenant": event.tenant}
+                for name, role in names.items()
+            )
+        return event_rows, delta_rows, link_rows, entity_rows, mention_rows
 
 
 def _tool_schema_rows(candidates: list[_Candidate], inserted: set[str]) -> list[dict[str, Any]]:

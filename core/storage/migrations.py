@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy import Connection, Engine, inspect, select, text
 
 from deltacore.storage.tables import store_meta
 
@@ -56,10 +56,20 @@ def _tool_schemas_and_retrievals(conn: Connection, dialect: str) -> None:
     retrievals.create(conn, checkfirst=True)
 
 
+def _mentions_and_time(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import mentions
+
+    mentions.create(conn, checkfirst=True)
+    columns = {c["name"] for c in inspect(conn).get_columns("dc_events")}
+    if "has_time" not in columns:
+        conn.exec_driver_sql("ALTER TABLE dc_events ADD COLUMN has_time INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
     _tool_schemas_and_retrievals,
+    _mentions_and_time,
 ]
 
 

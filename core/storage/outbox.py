@@ -22,7 +22,7 @@ from deltacore.storage.vector_index import ChromaIndex
 # Key of the PostgreSQL advisory lock that serialises drains of several processes: without it,
 # one process could re-add a vector that another has just deleted.
 _DRAIN_LOCK_KEY = 7305188032
-_META_COLUMNS = ("tenant", "agent_id", "user_id", "session_id", "episode_id", "kind", "namespace", "ts")
+_META_COLUMNS = ("tenant", "agent_id", "user_id", "session_id", "episode_id", "kind", "namespace", "ts", "actor", "has_time")
 
 
 def vector_metadata(row: Any) -> dict[str, Any]:

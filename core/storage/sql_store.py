@@ -27,6 +27,7 @@ from deltacore.storage.tables import (
     deltas,
     event_entities,
     events,
+    mentions,
     outbox,
     retrievals,
     store_meta,
@@ -143,6 +144,7 @@ class SQLStore:
         delta_rows: list[dict[str, Any]],
         link_rows: list[dict[str, Any]],
         entity_rows: list[dict[str, Any]],
+        mention_rows: list[dict[str, Any]] = (),  # type: ignore[assignment]
     ) -> set[str]:
         """Insert a batch; events whose id already exists (a concurrent writer) are skipped.
 
@@ -152,19 +154,20 @@ class SQLStore:
             return set()
         dialect_insert = sqlite.insert if self.dialect == "sqlite" else postgresql.insert
         statement = dialect_insert(events).on_conflict_do_nothing(index_elements=["id"]).returning(events.c.id)
-        inserted = set(conn.execute(statement, event_rows).scalars()) if len(event_rows) > 1 else set(
-            conn.execute(statement.values(event_rows[0])).scalars()
-        )
+        inserted = set(conn.execute(statement, event_rows).scalars())
         delta_rows = [row for row in delta_rows if row["event_id"] in inserted]
         kept_deltas = {row["id"] for row in delta_rows}
         link_rows = [row for row in link_rows if row["child_id"] in kept_deltas]
         entity_rows = [row for row in entity_rows if row["event_id"] in inserted]
+        mention_rows = [row for row in mention_rows if row["event_id"] in inserted]
         if delta_rows:
             conn.execute(insert(deltas), delta_rows)
         if link_rows:
             conn.execute(insert(delta_links), link_rows)
         if entity_rows:
             conn.execute(insert(event_entities), entity_rows)
+        if mention_rows:
+            conn.execute(insert(mentions), mention_rows)
         now = time.time()
         outbox_rows = [
             {"tenant": row["tenant"], "event_id": row["id"], "op": "upsert", "created_at": now}
@@ -339,6 +342,7 @@ class SQLStore:
         for chunk in _chunks(id_list, 500):
             conn.execute(delete(event_entities).where(event_entities.c.event_id.in_(chunk)))
             conn.execute(delete(retrievals).where(retrievals.c.event_id.in_(chunk)))
+            conn.execute(delete(mentions).where(mentions.c.event_id.in_(chunk)))
             conn.execute(delete(events).where(events.c.id.in_(chunk)))
         conn.execute(
             insert(outbox),

@@ -57,6 +57,7 @@ events = Table(
     Column("parent_ids", JSON, nullable=False),
     Column("meta", JSON, nullable=False),
     Column("token_count", Integer, nullable=False),
+    Column("has_time", Integer, nullable=False, server_default="0", comment="1 if the text says when"),
     Column("embedding", LargeBinary, comment="float32 vector; the vector index is rebuilt from it"),
     Column("created_at", Float, nullable=False),
 )
@@ -113,6 +114,17 @@ event_entities = Table(
     Column("tenant", _SCOPE, nullable=False),
 )
 Index("ix_dc_entities_lookup", event_entities.c.tenant, event_entities.c.entity)
+
+mentions = Table(
+    "dc_mentions",
+    metadata,
+    Column("event_id", _ID, ForeignKey("dc_events.id", ondelete="CASCADE"), primary_key=True),
+    Column("name", String(256), primary_key=True, comment="casefolded"),
+    Column("role", String(16), primary_key=True, comment="actor | mention"),
+    Column("tenant", _SCOPE, nullable=False),
+    comment="who spoke and which names a text mentions: the entity router's index",
+)
+Index("ix_dc_mentions_lookup", mentions.c.tenant, mentions.c.name)
 
 outbox = Table(
     "dc_vector_outbox",
