@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor, RuleBasedExtractor
 from deltacore.embedding import default_embedder, embed_texts
@@ -47,6 +49,7 @@ from deltacore.model import (
 from deltacore.retrieval import Retriever
 from deltacore.retrieval.causal import causal_chain
 from deltacore.storage import ChromaIndex, OutboxApplier, SQLStore, VectorOwnership
+from deltacore.storage.filters import event_filters
 from deltacore.storage.records import event_from_row
 from deltacore.storage.reindex import rebuild_index
 from deltacore.storage.reindex import reembed as reembed_vectors
@@ -213,6 +216,25 @@ class DeltaCore:
         self.apply_outbox()  # read-your-writes across processes
         return self._retriever.query(criteria)
 
+    def events(
+        self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any
+    ) -> list[Event]:
+        """Stored events matching the criteria's filters (not its text), oldest first.
+
+        Page with ``after=<last id of the previous page>``. Quarantined events are left out
+        unless ``include_quarantined=True``."""
+        if criteria is None:
+            criteria = _build_criteria(fields)
+        elif fields:
+            criteria = criteria.model_copy(update=fields)
+        with self._sql.reader() as conn:
+            rows = self._sql.list_events(conn, event_filters(criteria), after, limit)
+        return [event_from_row(row) for row in rows]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts`` from this store's embedder (for frameworks that pass vectors around)."""
+        return self._embedder(list(texts))
+
     def get(self, event_id: str) -> Event:
         """The stored event ``event_id``."""
         with self._sql.reader() as conn:
@@ -368,6 +390,12 @@ class AsyncDeltaCore:
 
     async def tool_schemas(self, tool_name: str | None = None, **fields: Any) -> list[dict[str, Any]]:
         return await self._run("tool_schemas", tool_name, **fields)
+
+    async def events(self, criteria: QueryCriteria | None = None, /, **fields: Any) -> list[Event]:
+        return await self._run("events", criteria, **fields)
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return await self._run("embed", texts)
 
     async def get(self, event_id: str) -> Event:
         return await self._run("get", event_id)

@@ -252,6 +252,8 @@ class QueryCriteria(BaseModel):
     user_id: str | None = None
     session_id: str | None = None
     episode_id: str | None = None
+    exclude_episode_id: str | None = None
+    """Leave out one episode (an adapter excludes the run that is asking)."""
     top_k: int = Field(default=10, ge=1, le=1000)
     routers: tuple[str, ...] = ()
     """Router names to use; empty = the default set."""

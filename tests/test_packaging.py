@@ -54,7 +54,7 @@ PUBLIC_API = [
 ]
 
 ENGINE_METHODS = [
-    "add", "apply_outbox", "close", "delete", "get", "ingest", "open", "owns_vector_index", "query",
+    "add", "apply_outbox", "close", "delete", "embed", "events", "get", "ingest", "open", "owns_vector_index", "query",
     "query_causal", "record_retrieval", "reindex", "retrievals", "stats", "system_events", "tool_schemas",
 ]
 

@@ -130,3 +130,28 @@ async def test_async_twin(backend):
         chain = await memory.query_causal("r1")
         assert len(chain.deltas) == 3
         assert (await memory.stats()).events == 5
+
+
+def test_events_lists_in_time_order_with_paging_and_filters(memory):
+    memory.ingest(conversation())
+    first_page = memory.events(limit=2)
+    assert [e.id for e in first_page] == ["u1", "c1"]
+    rest = memory.events(after=first_page[-1].id)
+    assert [e.id for e in rest] == ["r1", "f1", "f2"]
+    assert [e.id for e in memory.events(kinds=["fact"])] == ["f1"]
+    assert [e.id for e in memory.events(exclude_episode_id="run-1")] == ["f1", "f2"]
+    assert {p.id for p in memory.query("billing deploy", exclude_episode_id="run-1")} <= {"f1", "f2"}
+
+
+def test_dedupe_key_keeps_same_text_items_apart(memory):
+    result = memory.ingest([
+        {"text": "true", "kind": "fact", "meta": {"dedupe_key": "flags/a"}},
+        {"text": "true", "kind": "fact", "meta": {"dedupe_key": "flags/b"}},
+        {"text": "true", "kind": "fact", "meta": {"dedupe_key": "flags/a"}},
+    ])
+    assert len(result.stored) == 2 and result.event_ids[2] == result.event_ids[0]
+
+
+def test_embed_uses_the_store_embedder(memory):
+    vectors = memory.embed(["alpha", "beta"])
+    assert vectors.shape[0] == 2 and memory.stats().embedder.startswith("deltacore-fake")

@@ -59,4 +59,8 @@ def content_hash(event: Event) -> str:
         event.tool_name,
         event.tool_args,
     ]
+    if event.meta.get("dedupe_key") is not None:
+        # A caller-given key (a key-value store's key) keeps same-text items apart; appended only
+        # when present so that the hashes of other events never change.
+        key.append(event.meta["dedupe_key"])
     return hashlib.sha256(_canonical_json(key).encode()).hexdigest()

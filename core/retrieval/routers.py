@@ -99,6 +99,10 @@ def _chroma_clauses(criteria: QueryCriteria) -> list[dict[str, Any]]:
         value = getattr(criteria, name)
         if value is not None:
             clauses.append({name: value})
+    if criteria.exclude_episode_id is not None:
+        # Chroma cannot say "missing or different" in one clause; the final SQL fetch filters
+        # exactly, this only keeps the run's own events from crowding out the candidates.
+        clauses.append({"episode_id": {"$ne": criteria.exclude_episode_id}})
     if criteria.kinds:
         clauses.append({"kind": {"$in": [k.value for k in criteria.kinds]}})
     if not criteria.include_quarantined:

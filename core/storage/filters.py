@@ -22,6 +22,8 @@ def event_filters(criteria: QueryCriteria) -> list[ColumnElement[bool]]:
         clauses.append(events.c.session_id == criteria.session_id)
     if criteria.episode_id is not None:
         clauses.append(events.c.episode_id == criteria.episode_id)
+    if criteria.exclude_episode_id is not None:
+        clauses.append(or_(events.c.episode_id.is_(None), events.c.episode_id != criteria.exclude_episode_id))
     if criteria.kinds:
         clauses.append(events.c.kind.in_([k.value for k in criteria.kinds]))
     if not criteria.include_quarantined:

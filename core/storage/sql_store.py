@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, ColumnElement, delete, func, insert, select, update
+from sqlalchemy import Connection, ColumnElement, delete, func, insert, literal, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deltacore.config import DeltaCoreConfig
@@ -289,6 +289,18 @@ class SQLStore:
             ids = [row.id for row in partition]
             vectors = np.stack([np.frombuffer(row.embedding, dtype=np.float32) for row in partition])
             yield ids, vectors
+
+    def list_events(
+        self, conn: Connection, filters: Sequence[ColumnElement[bool]], after: str | None, limit: int
+    ) -> list[Any]:
+        """Rows matching ``filters`` oldest first, starting after the event ``after`` (keyset paging)."""
+        columns = [c for c in events.c if c.name != "embedding"]
+        statement = select(*columns).where(*filters)
+        if after is not None:
+            anchor = conn.execute(select(events.c.ts, events.c.seq).where(events.c.id == after)).first()
+            if anchor is not None:
+                statement = statement.where(tuple_(events.c.ts, events.c.seq) > tuple_(literal(anchor.ts), literal(anchor.seq)))
+        return list(conn.execute(statement.order_by(events.c.ts, events.c.seq).limit(limit)))
 
     def event_ids_where(self, conn: Connection, filters: Sequence[ColumnElement[bool]]) -> list[str]:
         return list(conn.execute(select(events.c.id).where(*filters)).scalars())
