@@ -117,8 +117,12 @@ class DeltaCore:
         return cls(config, extractor, allow_embedder_change)
 
     def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
         if self._ownership is not None:
             self._ownership.release()
+            # A closed store must never take the lock back (it would hold it until exit).
+            self._ownership = None
         self._index = None
         self._applier = None
         self._sql.close()
@@ -137,6 +141,7 @@ class DeltaCore:
         folder = self.config.path.expanduser()
         self._ownership = VectorOwnership(folder)
         if not self._try_own_embedded_index() and self.config.multi_process == "refuse":
+            self._sql.close()
             raise StoreLockedError(
                 f"another process owns the vector index of {folder}; use a Chroma server "
                 "(chroma_url=...) for several writing processes, or multi_process='coordinate'"

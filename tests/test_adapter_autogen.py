@@ -103,8 +103,7 @@ def memory(store: DeltaCore) -> DeltaCoreMemory:
 
 
 def episode_events(store: DeltaCore, episode_id: str) -> list:
-    packets = store.query(episode_id=episode_id, top_k=50)
-    return sorted((store.get(p.id) for p in packets), key=lambda e: e.ts)
+    return store.events(episode_id=episode_id)
 
 
 async def test_tool_calls_are_recorded_with_name_args_schema_and_parent_under_one_episode(store, memory):

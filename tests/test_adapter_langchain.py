@@ -89,8 +89,7 @@ def ask(text: str) -> dict[str, Any]:
 
 
 def episode_events(memory: DeltaCore, episode_id: str) -> list:
-    packets = memory.query(episode_id=episode_id, routers=("recency",), top_k=100, exclude_tainted=False)
-    return [memory.get(p.id) for p in sorted(packets, key=lambda p: p.ts)]
+    return memory.events(episode_id=episode_id)
 
 
 def by_kind(events: list, kind: str) -> list:
@@ -493,6 +492,37 @@ def test_kv_store_latest_value_wins(memory):
     assert memory.query("oolong", kinds=["fact"], routers=["lexical"]) == []  # superseded values are deleted
     with pytest.raises(ValueError, match="not JSON"):
         store.mset([("bad", object())])
+
+
+def test_store_items_with_the_same_text_stay_apart(memory):
+    first, second = DeltaCoreStore(memory, namespace="a"), DeltaCoreStore(memory, namespace="b")
+    first.mset([("k", "same"), ("k2", "same")])
+    second.mset([("k", "same")])
+    assert first.mget(["k", "k2"]) == ["same", "same"] and second.mget(["k"]) == ["same"]
+    graph = DeltaCoreLangGraphStore(memory)
+    graph.put(("a", "b"), "c", {"text": "same"})
+    graph.put(("a",), "b/c", {"text": "same"})  # reads as the same path "a/b/c"
+    assert graph.get(("a", "b"), "c").value == graph.get(("a",), "b/c").value == {"text": "same"}
+    items = memory.events(kinds=["fact"])
+    assert len(items) == 5
+    # The item's id keeps it apart (meta["dedupe_key"]); the actor is not borrowed for it.
+    assert all(item.meta["dedupe_key"] == item.id and item.actor is None for item in items)
+
+
+def test_listings_read_every_page(memory, monkeypatch):
+    monkeypatch.setattr("deltacore.adapters._shared.EVENTS_PAGE", 2)
+    history = DeltaCoreChatMessageHistory(memory, "long-chat")
+    history.add_messages([HumanMessage(f"message {n}") for n in range(5)])
+    assert [m.content for m in history.messages] == [f"message {n}" for n in range(5)]
+    kv = DeltaCoreStore(memory, namespace="many")
+    kv.mset([(f"key{n}", f"value {n}") for n in range(5)])
+    assert sorted(kv.yield_keys()) == [f"key{n}" for n in range(5)]
+    graph = DeltaCoreLangGraphStore(memory)
+    for n in range(5):
+        graph.put(("ns", str(n)), "k", {"text": f"item {n}", "n": n})
+    assert graph.list_namespaces() == [("ns", str(n)) for n in range(5)]
+    found = graph.search(("ns",), filter={"n": {"$gte": 1}}, limit=10)
+    assert [item.value["n"] for item in found] == [4, 3, 2, 1]  # newest first
 
 
 def test_embeddings_bridge_both_ways(tmp_path):

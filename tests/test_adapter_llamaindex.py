@@ -98,7 +98,7 @@ def memory(store: DeltaCore, session_id: str = "s1", **block: Any) -> Memory:
 
 
 def episode_events(store: DeltaCore, episode_id: str) -> list:
-    return sorted((store.get(p.id) for p in store.query(episode_id=episode_id, top_k=50)), key=lambda e: e.ts)
+    return store.events(episode_id=episode_id)
 
 
 async def test_tool_calls_are_recorded_with_name_args_schema_and_parent_under_one_episode(store, recorder):

@@ -13,8 +13,8 @@ SQL is the source of truth and the vector outbox is committed with the events, s
   vectors in SQL by brute force, and take over when the owner goes
   (``test_non_owner_writes_and_searches_then_takes_over``).
 
-Two tests are strict xfails for core bugs, each with its fix in the reason: concurrent first
-opens of a fresh SQLite store, and a process reopening a store after another owned its index.
+Two regression tests: concurrent first opens of a fresh SQLite store, and a process reopening
+a store after another process owned its index.
 """
 
 from __future__ import annotations
@@ -305,16 +305,6 @@ def test_non_owner_writes_and_searches_then_takes_over(backend: Any, spawn: Any)
 # ---- 4. concurrent first open -------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "core/storage/migrations.py run_migrations() runs in a deferred SQLite transaction that "
-        "reads, then writes: if another connection holds the write lock at that moment, SQLite "
-        "returns SQLITE_BUSY at once (no busy_timeout for a read->write upgrade), so the open "
-        "fails with 'database is locked'. Fix: take the write lock up front (BEGIN IMMEDIATE)."
-    ),
-)
 def test_concurrent_first_open_of_a_fresh_store(backend: Any, spawn: Any) -> None:
     if backend.name != "sqlite":
         pytest.skip("SQLite write-lock behaviour (PostgreSQL setup is serialised by an advisory lock)")
@@ -346,17 +336,6 @@ def test_concurrent_first_open_of_a_fresh_store(backend: Any, spawn: Any) -> Non
 # ---- 5. ownership handed back to a process that owned the index before ------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "DeltaCore.close() (core/engine.py) releases the vector-index lock but never closes the "
-        "embedded Chroma client; chromadb caches one System per folder per process, so a later "
-        "open in the same process gets the old System back, with an in-memory HNSW index that "
-        "misses what another owner wrote meanwhile: queries fail with 'Error finding id'. Fix: "
-        "ChromaIndex.close() calling the client's close(), called by DeltaCore.close()."
-    ),
-)
 def test_reopen_after_another_process_owned_the_index(backend: Any, spawn: Any) -> None:
     if backend.name != "sqlite":
         pytest.skip("index ownership is for an embedded store")

@@ -37,13 +37,11 @@ from autogen_agentchat.messages import (
 from autogen_core import FunctionCall
 from autogen_core.models import FunctionExecutionResult
 
-from deltacore.adapters.autogen.memory import FRAMEWORK, DeltaCoreMemory, event_id
-from deltacore.delta.extract import summarize
+from deltacore.adapters._shared import call_text, error_meta, event_id, outcome_text
+from deltacore.adapters.autogen.memory import FRAMEWORK, DeltaCoreMemory
 from deltacore.model import Channel, EventKind
 
 log = logging.getLogger(__name__)
-
-_OUTCOME_CHARS = 200
 
 
 @dataclass
@@ -238,7 +236,6 @@ async def _record_outcome(
 ) -> None:
     if episode.id is None:
         episode.id = str(uuid.uuid4())
-    verdict = "succeeded" if success else "failed"
     meta: dict[str, Any] = {"success": success}
     if stop_reason is not None:
         meta["stop_reason"] = stop_reason
@@ -247,7 +244,7 @@ async def _record_outcome(
     event = memory.event(
         id=event_id(episode.id, "outcome"),
         kind=EventKind.OUTCOME.value,
-        text=f"episode {verdict}: {summarize(text, _OUTCOME_CHARS)}" if text.strip() else f"episode {verdict}",
+        text=outcome_text(success, text),
         episode_id=episode.id,
         parent_ids=[episode.last_event_id] if episode.last_event_id else [],
         meta=meta,
@@ -290,7 +287,7 @@ def tool_call_event(
         tool_name=name,
         tool_args=arguments,
         tool_schema=schema,
-        text=f"{name}({json.dumps(arguments, sort_keys=True, default=str)})",
+        text=call_text(name, arguments),
         actor=agent,
         episode_id=episode.id if episode is not None else None,
         parent_ids=[parent] if parent else [],
@@ -309,7 +306,6 @@ def tool_result_event(
     error_type: str | None,
     agent: str | None,
 ) -> dict[str, Any]:
-    meta: dict[str, Any] = {"error": True, "error_type": error_type or "ToolError"} if is_error else {}
     return memory.event(
         id=identifier,
         kind=EventKind.TOOL_RESULT.value,
@@ -319,5 +315,5 @@ def tool_result_event(
         episode_id=episode.id if episode is not None else None,
         parent_ids=[call_event_id],
         source=f"{FRAMEWORK}:{agent}" if agent else None,
-        meta=meta,
+        meta=error_meta(error_type) if is_error else {},
     )

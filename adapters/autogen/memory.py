@@ -13,7 +13,6 @@ happened in a run is the job of :mod:`.episodes` and :mod:`.workbench`.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,15 @@ from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import BaseModel, Field
 from typing_extensions import Self
 
+from deltacore.adapters._shared import (
+    MEMORY_HEADER,
+    packet_metadata,
+    query_fields,
+    scope_of,
+    scoped_event,
+)
+from deltacore.adapters._shared import memory_line as format_memory
+from deltacore.adapters._shared import memory_text as format_memories
 from deltacore.embedding import MiniLMEmbedder, default_embedder, embedder_name
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.errors import ConfigurationError, InvalidEventError, InvalidQueryError
@@ -33,12 +41,7 @@ from deltacore.testing import FakeEmbedder
 
 FRAMEWORK = "autogen"
 
-MEMORY_HEADER = "Relevant memories (DeltaCore, retrieved for the latest message):"
-"""First line of the system message this memory injects; it is how the message is found and
-replaced on the next turn."""
-
 _TEXT_TYPES = {MemoryMimeType.TEXT.value, MemoryMimeType.MARKDOWN.value, MemoryMimeType.JSON.value}
-_MAX_ID = 128  # Event.id max length
 
 
 class DeltaCoreMemoryConfig(BaseModel):
@@ -216,11 +219,7 @@ class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
         packets: list[MemoryPacket] = []
         if query_text.strip():
             # Skip the current run's own steps (its user message is already in the context).
-            packets = [
-                p
-                for p in await self._packets(query_text, top_k=self.top_k * 2)
-                if episode is None or episode.id is None or p.episode_id != episode.id
-            ][: self.top_k]
+            packets = await self._packets(query_text, exclude_episode_id=episode.id if episode is not None else None)
         if packets:
             await model_context.add_message(SystemMessage(content=format_memories(packets)))
             await self.store.record_retrieval(
@@ -250,28 +249,21 @@ class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
 
     def event(self, **fields: Any) -> dict[str, Any]:
         """An event dict carrying this memory's scope and the framework marker."""
-        meta = {"framework": FRAMEWORK, **fields.pop("meta", {})}
-        source = fields.pop("source", None) or f"{FRAMEWORK}:{self.name}"
-        scope = {
-            "tenant": self.tenant,
-            "agent_id": self.agent_id,
-            "user_id": self.user_id,
-            "session_id": self.session_id,
-        }
-        return {**scope, "source": source, **fields, "meta": meta}
+        return scoped_event(FRAMEWORK, self.name, scope_of(self), **fields)
 
     async def record(self, events: Sequence[dict[str, Any]], channel: Channel | str) -> None:
         if events:
             await self.store.ingest(list(events), channel=channel)
 
     async def _packets(self, text: str, **criteria: Any) -> list[MemoryPacket]:
-        fields: dict[str, Any] = {"tenant": self.tenant, "top_k": self.top_k, "max_tokens": self.max_tokens}
-        if self.user_id is not None:
-            fields["user_id"] = self.user_id
-        if self.agent_id is not None:
-            fields["agent_filter"] = (self.agent_id,)
-        fields.update(criteria)
-        return await self.store.query(text or None, **fields)
+        fields = query_fields(
+            tenant=self.tenant,
+            agent_id=self.agent_id,
+            user_id=self.user_id,
+            top_k=self.top_k,
+            max_tokens=self.max_tokens,
+        )
+        return await self.store.query(text or None, **{**fields, **criteria})
 
 
 # ---- translation helpers ---------------------------------------------------------------------
@@ -280,38 +272,6 @@ class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
 def is_memory_message(message: LLMMessage) -> bool:
     """Whether ``message`` is the system message :class:`DeltaCoreMemory` injected."""
     return isinstance(message, SystemMessage) and message.content.startswith(MEMORY_HEADER)
-
-
-def format_memory(packet: MemoryPacket) -> str:
-    """One memory as a prompt line: date, kind, who, text and warning flags."""
-    who = packet.actor or packet.tool_name or packet.role or packet.kind.value
-    flags = f" [{', '.join(sorted(f.value for f in packet.flags))}]" if packet.flags else ""
-    return f"- [{packet.ts.date().isoformat()} {packet.kind.value}] {who}: {packet.text}{flags}"
-
-
-def format_memories(packets: Sequence[MemoryPacket]) -> str:
-    return "\n".join([MEMORY_HEADER, *(format_memory(p) for p in packets)])
-
-
-def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
-    return {
-        "id": packet.id,
-        "score": packet.score,
-        "flags": sorted(f.value for f in packet.flags),
-        "token_cost": packet.token_cost,
-        "provenance": list(packet.provenance),
-        "kind": packet.kind.value,
-        "ts": packet.ts.isoformat(),
-        "actor": packet.actor,
-        "tool_name": packet.tool_name,
-        "episode_id": packet.episode_id,
-    }
-
-
-def event_id(*parts: str) -> str:
-    """A deterministic event id from framework ids (hashed when too long for ``Event.id``)."""
-    joined = ":".join(parts)
-    return joined if len(joined) <= _MAX_ID else uuid.uuid5(uuid.NAMESPACE_URL, joined).hex
 
 
 def _memory_content(packet: MemoryPacket) -> MemoryContent:

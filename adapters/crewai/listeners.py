@@ -51,14 +51,12 @@ from crewai.events import (
 )
 
 from deltacore import DeltaCore
+from deltacore.adapters._shared import call_text, error_meta, json_safe, outcome_text, raise_rejections, scope_of
 from deltacore.adapters.crewai.episodes import episode_of
 from deltacore.adapters.crewai.hooks import ToolSchemaHooks
-from deltacore.errors import InvalidEventError
 from deltacore.model import Channel, Event, EventKind
 
 log = logging.getLogger(__name__)
-
-_ANSWER_CHARS = 200
 
 
 class DeltaCoreListener(BaseEventListener):
@@ -159,16 +157,6 @@ class DeltaCoreListener(BaseEventListener):
 
     # ---- translation -----------------------------------------------------------------------
 
-    def _fields(self, episode_id: str | None, name: str | None) -> dict[str, Any]:
-        return {
-            "tenant": self.tenant,
-            "agent_id": self.agent_id,
-            "user_id": self.user_id,
-            "session_id": self.session_id,
-            "episode_id": episode_id,
-            "source": f"crewai:{name or 'crew'}",
-        }
-
     @staticmethod
     def _meta(event: Any, **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {"framework": "crewai", "crewai_event_id": event.event_id}
@@ -180,13 +168,25 @@ class DeltaCoreListener(BaseEventListener):
         last = self._last_step.get(episode_id)
         return (last,) if last else ()
 
+    def _step(
+        self,
+        event: Any,
+        episode_id: str | None,
+        name: str | None,
+        meta: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> Event:
+        """The DeltaCore event for a CrewAI ``event``: its time and ids in ``meta``, the listener's
+        scope, ``source`` ``crewai:<name>``, and (unless ``parent_ids`` is given) the episode's
+        latest step as its parent."""
+        fields.setdefault("parent_ids", self._parents(episode_id))
+        scope = scope_of(self, episode_id=episode_id, source=f"crewai:{name or 'crew'}")
+        return Event(ts=event.timestamp, meta=self._meta(event, **(meta or {})), **fields, **scope)
+
     def _write(self, episode_id: str | None, steps: list[tuple[Event, Channel]]) -> None:
         stored_id = None
         for channel, group in groupby(steps, key=lambda step: step[1]):
-            result = self.store.ingest([event for event, _ in group], channel=channel)
-            if result.rejected:
-                rejection = result.rejected[0]
-                raise InvalidEventError(rejection.field, rejection.reason)
+            result = raise_rejections(self.store.ingest([event for event, _ in group], channel=channel))
             stored_id = result.event_ids[-1]
         if stored_id:
             self._last_step[episode_id] = stored_id
@@ -197,16 +197,9 @@ class DeltaCoreListener(BaseEventListener):
         if not text.strip():
             return
         episode_id = episode_of(event, state)
-        role = event.agent_role or getattr(getattr(task, "agent", None), "role", None)
-        message = Event(
-            id=f"{event.event_id}:input",
-            ts=event.timestamp,
-            kind=EventKind.MESSAGE,
-            role="user",
-            text=text,
-            parent_ids=self._parents(episode_id),
-            meta=self._meta(event),
-            **self._fields(episode_id, role),
+        agent = event.agent_role or getattr(getattr(task, "agent", None), "role", None)
+        message = self._step(
+            event, episode_id, agent, id=f"{event.event_id}:input", kind=EventKind.MESSAGE, role="user", text=text
         )
         self._write(episode_id, [(message, Channel.USER)])
 
@@ -217,13 +210,13 @@ class DeltaCoreListener(BaseEventListener):
         result_meta: dict[str, Any] = {"from_cache": event.from_cache}
         if event.failure is not None:  # the tool returned, but reported that it failed
             reason = event.failure.reason
-            result_meta.update(error=True, error_type=getattr(reason, "value", str(reason)))
+            result_meta.update(error_meta(getattr(reason, "value", str(reason))))
         self._tool_step(event, state, str(event.output), result_meta)
 
     def _tool_error(self, event: ToolUsageErrorEvent, state: Any) -> None:
         error = event.error
         error_type = type(error).__name__ if isinstance(error, BaseException) else "ToolError"
-        self._tool_step(event, state, str(error), {"error": True, "error_type": error_type})
+        self._tool_step(event, state, str(error), error_meta(error_type))
 
     def _tool_step(self, event: Any, state: Any, output: str, result_meta: dict[str, Any]) -> None:
         started_id = event.started_event_id or event.event_id
@@ -231,36 +224,36 @@ class DeltaCoreListener(BaseEventListener):
         if started is None:
             episode_id = episode_of(event, state)
         call = self._call(started or event, started_id, episode_id)
-        result = Event(
+        result = self._step(
+            event,
+            episode_id,
+            event.agent_role or event.tool_name,
+            result_meta,
             id=f"{started_id}:result",
-            ts=event.timestamp,
             kind=EventKind.TOOL_RESULT,
             role="tool",
             actor=event.tool_name,
             tool_name=event.tool_name,
             text=output,
             parent_ids=(call.id,),
-            meta=self._meta(event, **result_meta),
-            **self._fields(episode_id, event.agent_role or event.tool_name),
         )
         self._write(episode_id, [(call, Channel.AGENT), (result, Channel.TOOL)])
 
     def _call(self, event: Any, started_id: str, episode_id: str | None) -> Event:
         name = event.tool_name
         arguments = _arguments(event.tool_args, self.hooks.arguments_for(name))
-        return Event(
+        return self._step(
+            event,
+            episode_id,
+            event.agent_role,
             id=f"{started_id}:call",
-            ts=event.timestamp,
             kind=EventKind.TOOL_CALL,
             role="assistant",
             actor=event.agent_role,
             tool_name=name,
             tool_args=arguments,
             tool_schema=self.hooks.schema_for(name),
-            text=f"{name}({json.dumps(arguments, sort_keys=True)})",
-            parent_ids=self._parents(episode_id),
-            meta=self._meta(event),
-            **self._fields(episode_id, event.agent_role),
+            text=call_text(name, arguments),
         )
 
     def _task_completed(self, event: TaskCompletedEvent, state: Any) -> None:
@@ -268,40 +261,39 @@ class DeltaCoreListener(BaseEventListener):
         if not (output.raw or "").strip():
             return
         episode_id = episode_of(event, state)
-        message = Event(
+        message = self._step(
+            event,
+            episode_id,
+            output.agent,
             id=f"{event.started_event_id or event.event_id}:output",
-            ts=event.timestamp,
             kind=EventKind.MESSAGE,
             role="assistant",
             actor=output.agent,
             text=output.raw,
-            parent_ids=self._parents(episode_id),
-            meta=self._meta(event),
-            **self._fields(episode_id, output.agent),
         )
         self._write(episode_id, [(message, Channel.AGENT)])
 
     def _task_failed(self, event: TaskFailedEvent, state: Any) -> None:
         episode_id = episode_of(event, state)
         error_type = getattr(event.error_type, "__name__", None) or "TaskError"
-        observation = Event(
+        observation = self._step(
+            event,
+            episode_id,
+            event.agent_role,
+            error_meta(error_type),
             id=f"{event.started_event_id or event.event_id}:failed",
-            ts=event.timestamp,
             kind=EventKind.OBSERVATION,
             role="system",
             text=f"task failed: {event.error}",
-            parent_ids=self._parents(episode_id),
-            meta=self._meta(event, error=True, error_type=error_type),
-            **self._fields(episode_id, event.agent_role),
         )
         self._write(episode_id, [(observation, Channel.SYSTEM)])
 
     def _kickoff_completed(self, event: CrewKickoffCompletedEvent, state: Any) -> None:
         answer = str(getattr(event.output, "raw", event.output))
-        self._outcome(event, f"episode succeeded: {_short(answer)}", success=True)
+        self._outcome(event, outcome_text(True, answer), success=True)
 
     def _kickoff_failed(self, event: CrewKickoffFailedEvent, state: Any) -> None:
-        self._outcome(event, f"episode failed: {_short(event.error)}", success=False)
+        self._outcome(event, outcome_text(False, str(event.error)), success=False)
 
     def _outcome(self, event: Any, text: str, *, success: bool) -> None:
         episode_id = event.started_event_id or event.event_id
@@ -309,16 +301,16 @@ class DeltaCoreListener(BaseEventListener):
         for started in unfinished:  # blocked or aborted calls: the call happened, no result came
             del self._pending_calls[started.event_id]
             self._write(episode_id, [(self._call(started, started.event_id, episode_id), Channel.AGENT)])
-        outcome = Event(
+        outcome = self._step(
+            event,
+            episode_id,
+            event.crew_name,
+            {"success": success},
             id=f"{episode_id}:outcome",
-            ts=event.timestamp,
             kind=EventKind.OUTCOME,
             role="system",
             actor=event.crew_name,
             text=text,
-            parent_ids=self._parents(episode_id),
-            meta=self._meta(event, success=success),
-            **self._fields(episode_id, event.crew_name),
         )
         try:
             self._write(episode_id, [(outcome, Channel.SYSTEM)])
@@ -335,9 +327,4 @@ def _arguments(raw: Any, captured: dict[str, Any] | None) -> dict[str, Any]:
             raw = captured if captured is not None else {"input": raw}
     if not isinstance(raw, dict):
         raw = captured if captured is not None else {"input": raw}
-    return json.loads(json.dumps(raw, default=str))
-
-
-def _short(text: str) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= _ANSWER_CHARS else text[: _ANSWER_CHARS - 1] + "…"
+    return json_safe(raw)

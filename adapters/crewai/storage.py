@@ -34,7 +34,6 @@ call (DeltaCore's ``query`` caps ``top_k``); deletions by scope or record id hav
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
@@ -45,12 +44,13 @@ import numpy as np
 from crewai.memory.types import MemoryRecord, ScopeInfo
 
 from deltacore import DeltaCore
+from deltacore.adapters import _shared
+from deltacore.adapters._shared import TOP_K_LIMIT, json_safe, raise_rejections, scope_of
 from deltacore.adapters.crewai.episodes import current_episode_id
-from deltacore.embedding import embed_texts
-from deltacore.errors import InvalidEventError, InvalidQueryError, NotFoundError
+from deltacore.errors import InvalidQueryError, NotFoundError
 from deltacore.model import Channel, Event, EventKind, MemoryPacket
 
-SCAN_LIMIT = 1000
+SCAN_LIMIT = TOP_K_LIMIT
 """Records read by list/count/scope summaries (DeltaCore's ``top_k`` limit)."""
 SCOPE_ENTITY = "crewai-scope:"
 MEMORY_META = "crewai_memory"
@@ -69,7 +69,7 @@ class DeltaCoreEmbedder:
     """
 
     def __init__(self, store: DeltaCore, capacity: int = 4096) -> None:
-        self._embedder = _store_embedder(store)
+        self._store = store
         self._texts: OrderedDict[bytes, str] = OrderedDict()
         self._capacity = capacity
         self._lock = threading.Lock()
@@ -78,7 +78,7 @@ class DeltaCoreEmbedder:
         texts = list(input)
         if not texts:
             return []
-        matrix = embed_texts(self._embedder, texts)
+        matrix = self._store.embed(texts)
         with self._lock:
             for text, row in zip(texts, matrix):
                 key = row.tobytes()
@@ -95,14 +95,6 @@ class DeltaCoreEmbedder:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> DeltaCoreEmbedder:
         return self  # a handle on the store's model, shared by every copy of a Memory
-
-
-def _store_embedder(store: DeltaCore) -> Any:
-    """The model this store embeds with (DeltaCore has no public ``embed`` method yet)."""
-    if store.config.embedder is not None:
-        return store.config.embedder
-    # The engine's default model, already loaded (or loading lazily): don't load a second copy.
-    return store._embedder
 
 
 # ---- record <-> event ------------------------------------------------------------------------
@@ -133,10 +125,6 @@ def _naive_utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
 
 
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
-
-
 def record_to_event(record: MemoryRecord, **fields: Any) -> Event:
     """The DeltaCore event that stores ``record`` (``fields``: tenant, scope ids, episode…)."""
     metadata = {key: value for key, value in record.metadata.items() if key != PACKET_META}
@@ -144,7 +132,7 @@ def record_to_event(record: MemoryRecord, **fields: Any) -> Event:
         "scope": _normal_scope(record.scope),
         "categories": list(record.categories),
         "importance": record.importance,
-        "metadata": _jsonable(metadata),
+        "metadata": json_safe(metadata),
         "source": record.source,
         "private": record.private,
         "last_accessed": _naive_utc(record.last_accessed).isoformat(),
@@ -195,16 +183,13 @@ def format_packet(packet: MemoryPacket) -> str:
     return f"[{packet.ts:%Y-%m-%d %H:%M}] {speaker}{packet.text or packet.tool_name or ''}"
 
 
+_PACKET_KEYS = ("id", "kind", "score", "flags", "token_cost", "provenance", "episode_id")
+
+
 def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
-    return {
-        "id": packet.id,
-        "kind": packet.kind.value,
-        "score": round(packet.score, 4),
-        "flags": sorted(flag.value for flag in packet.flags),
-        "token_cost": packet.token_cost,
-        "provenance": list(packet.provenance),
-        "episode_id": packet.episode_id,
-    }
+    """The part of the shared packet metadata a match carries (CrewAI shows it to the model)."""
+    shared = _shared.packet_metadata(packet)
+    return {key: shared[key] for key in _PACKET_KEYS} | {"score": round(packet.score, 4)}
 
 
 # ---- the backend -----------------------------------------------------------------------------
@@ -249,7 +234,7 @@ class DeltaCoreStorage:
     # ---- translation helpers ----
 
     def _scope_fields(self) -> dict[str, Any]:
-        return {"tenant": self.tenant, "agent_id": self.agent_id, "user_id": self.user_id, "session_id": self.session_id}
+        return scope_of(self)
 
     def _criteria(self, **fields: Any) -> dict[str, Any]:
         return {
@@ -277,10 +262,7 @@ class DeltaCoreStorage:
         )
 
     def _write(self, events: list[Event]) -> None:
-        result = self.store.ingest(events, channel=self.channel)
-        if result.rejected:
-            rejection = result.rejected[0]
-            raise InvalidEventError(rejection.field, rejection.reason)
+        raise_rejections(self.store.ingest(events, channel=self.channel))
 
     def record_retrieval(self, record_ids: Sequence[str], query: str) -> int:
         """Log that these records were handed to the agent during the current crew kickoff."""
@@ -357,14 +339,13 @@ class DeltaCoreStorage:
             )
         # The running kickoff's own steps (its task input, above all) are not memories of it.
         running = current_episode_id() if self.exclude_running_episode else None
-        post_filter = bool(categories or metadata_filter or running)
+        post_filter = bool(categories or metadata_filter)  # room for it: four times the records
+        top_k = min(SCAN_LIMIT, limit * 4 if post_filter else limit)
         packets = self.store.query(
-            text, **self._criteria(entity=scope_entity(scope_prefix), top_k=min(SCAN_LIMIT, limit * 4 if post_filter else limit))
+            text, **self._criteria(entity=scope_entity(scope_prefix), top_k=top_k, exclude_episode_id=running)
         )
         results = []
         for packet in packets:
-            if running is not None and packet.episode_id == running:
-                continue
             record = event_to_record(packet, content=format_packet(packet), **{PACKET_META: packet_metadata(packet)})
             if packet.score >= min_score and _matches(record, categories, metadata_filter):
                 results.append((record, packet.score))

@@ -21,7 +21,6 @@ follows the last step.
 
 from __future__ import annotations
 
-import json
 import threading
 import uuid
 from contextvars import ContextVar
@@ -32,8 +31,8 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from deltacore.adapters.langchain._engine import FRAMEWORK, bounded_id, json_safe
-from deltacore.adapters.langchain._messages import shorten
+from deltacore.adapters._shared import call_text, error_meta, json_safe, outcome_text, scoped_event
+from deltacore.adapters.langchain._engine import FRAMEWORK, bounded_id
 from deltacore.model import Channel, EventKind
 
 Write = tuple[list[dict[str, Any]], Channel]
@@ -189,7 +188,7 @@ class EpisodeRecorder:
             episode_id,
             event_id,
             EventKind.TOOL_CALL,
-            f"{name}({json.dumps(arguments, sort_keys=True, ensure_ascii=False)})",  # as the engine shows a call
+            call_text(name, arguments),
             source,
             parent_ids=parents,
             tool_name=name,
@@ -214,7 +213,7 @@ class EpisodeRecorder:
         event_id = call_id.removesuffix(":call") + ":result"
         extra = dict(meta or {})
         if error is not None:
-            extra.update(error=True, error_type=error if isinstance(error, str) else type(error).__name__)
+            extra.update(error_meta(error if isinstance(error, str) else type(error).__name__))
             if not text:
                 text = str(error) if not isinstance(error, str) else "error"
         with self._lock:
@@ -246,10 +245,10 @@ class EpisodeRecorder:
         with self._lock:
             steps = self._steps.pop(episode_id, _Steps())
         if error is None:
-            text = "episode succeeded" + (f": {shorten(answer)}" if answer and answer.strip() else "")
+            text = outcome_text(True, answer)
             meta: dict[str, Any] = {"success": True}
         else:
-            text = f"episode failed: {type(error).__name__}: {shorten(str(error))}"
+            text = outcome_text(False, f"{type(error).__name__}: {error}")
             meta = {"success": False, "error_type": type(error).__name__}
         event = self._event(
             episode_id,
@@ -286,13 +285,14 @@ class EpisodeRecorder:
         meta: Mapping[str, Any] | None = None,
         **fields: Any,
     ) -> dict[str, Any]:
-        return {
-            "id": event_id,
-            "kind": kind,
-            "text": text,
-            "episode_id": episode_id,
-            "source": f"{FRAMEWORK}:{source or self.source}",
-            "meta": {"framework": FRAMEWORK, **json_safe(dict(meta or {}))},
-            **self.scope.fields(),
+        return scoped_event(
+            FRAMEWORK,
+            source or self.source,
+            self.scope.fields(),
+            id=event_id,
+            kind=kind,
+            text=text,
+            episode_id=episode_id,
+            meta=json_safe(dict(meta or {})),
             **{name: value for name, value in fields.items() if value is not None},
-        }
+        )

@@ -19,6 +19,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from deltacore.adapters import _shared
 from deltacore.model import MemoryPacket
 
 MEMORY_OPEN = "<deltacore_memories>"
@@ -151,28 +152,14 @@ def tool_output_text(output: Any) -> tuple[str, bool]:
     return ("" if output is None else str(output)), False
 
 
-def shorten(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 # ---- memories handed to LangChain ---------------------------------------------------------------
 
 
 def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
     """Document metadata for a retrieved memory: everything a chain needs to judge it."""
     return {
-        "id": packet.id,
-        "score": packet.score,
-        "flags": sorted(flag.value for flag in packet.flags),
-        "provenance": list(packet.provenance),
-        "token_cost": packet.token_cost,
-        "kind": packet.kind.value,
-        "ts": packet.ts.isoformat(),
-        "actor": packet.actor,
+        **_shared.packet_metadata(packet),
         "role": packet.role,
-        "tool_name": packet.tool_name,
-        "episode_id": packet.episode_id,
         "session_id": packet.session_id,
         "trust": packet.trust,
         "confidence": packet.confidence,
@@ -198,7 +185,7 @@ def packet_line(packet: MemoryPacket) -> str:
         head += f", {label}"
     line = f"- [{head}] {' '.join(packet.text.split())}"
     if packet.flags:
-        line += f" (flags: {', '.join(sorted(flag.value for flag in packet.flags))})"
+        line += f" (flags: {', '.join(_shared.flag_names(packet))})"
     return line
 
 

@@ -28,7 +28,8 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.outputs import ChatGeneration, LLMResult
 
-from deltacore.adapters.langchain._engine import raise_rejections, sync_memory
+from deltacore.adapters._shared import raise_rejections
+from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import EpisodeRecorder, Scope, Write
 from deltacore.adapters.langchain._messages import (
     content_text,

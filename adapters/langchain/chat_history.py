@@ -24,10 +24,11 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict, messages_from_dict
 
-from deltacore.adapters.langchain._engine import FRAMEWORK, json_safe, list_packets, raise_rejections, sync_memory
+from deltacore.adapters._shared import iter_events, json_safe, raise_rejections
+from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.adapters.langchain._messages import content_text, message_from_role, role_of, tool_call_summary
 from deltacore.engine import AsyncDeltaCore, DeltaCore
-from deltacore.model import EventKind, MemoryPacket, new_id
+from deltacore.model import Event, EventKind, MemoryPacket, new_id
 
 
 class DeltaCoreChatMessageHistory(BaseChatMessageHistory):
@@ -55,8 +56,8 @@ class DeltaCoreChatMessageHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """The session's messages, oldest first."""
-        packets = list_packets(self.memory, tenant=self.tenant, session_id=self.session_id, kinds=(EventKind.MESSAGE,))
-        return [_message(packet) for packet in packets]
+        events = iter_events(self.memory, tenant=self.tenant, session_id=self.session_id, kinds=(EventKind.MESSAGE,))
+        return [_message(event) for event in events]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         if not messages:
@@ -123,11 +124,11 @@ class DeltaCoreChatMessageHistory(BaseChatMessageHistory):
         }
 
 
-def _message(packet: MemoryPacket) -> BaseMessage:
-    stored = packet.meta.get("lc_message")
+def _message(event: Event) -> BaseMessage:
+    stored = event.meta.get("lc_message")
     if isinstance(stored, dict):
         try:
             return messages_from_dict([stored])[0]
         except (KeyError, ValueError, TypeError):
             pass  # not a message LangChain can rebuild: fall back to its role and text
-    return message_from_role(packet.role, packet.text, packet.meta)
+    return message_from_role(event.role, event.text, event.meta)

@@ -33,7 +33,8 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
-from deltacore.adapters.langchain._engine import raise_rejections, sync_memory
+from deltacore.adapters._shared import raise_rejections
+from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import (
     MAX_OPEN_EPISODES,
     EpisodeRecorder,
@@ -167,11 +168,9 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         query = last_user_text(request.messages)
         packets: list[MemoryPacket] = []
         if query.strip():
-            criteria = {"tenant": self.scope.tenant, **self.memory_query}
-            wanted = int(criteria.get("top_k", 5))
-            criteria["top_k"] = wanted + 4  # room to drop this episode's own input
-            found = self.memory.query(query, **criteria)
-            packets = [packet for packet in found if packet.episode_id != episode][:wanted]
+            # This episode's own steps (its input, above all) are not memories of it.
+            criteria = {"tenant": self.scope.tenant, **self.memory_query, "exclude_episode_id": episode}
+            packets = self.memory.query(query, **criteria)
             if packets:
                 self.memory.record_retrieval(
                     [packet.id for packet in packets], episode_id=episode, query=query, tenant=self.scope.tenant

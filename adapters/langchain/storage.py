@@ -8,7 +8,8 @@
 How keys map onto events:
 
 * one key = one ``fact`` event whose id is derived from (tenant, namespace, key), so ``mget`` is a
-  lookup by id; the key is in ``meta["key"]`` and the value in ``meta["value"]``;
+  lookup by id; the key is in ``meta["key"]`` and the value in ``meta["value"]``; the id is also
+  the event's ``meta["dedupe_key"]``, so two keys holding the same value are two events;
 * the event's text is the value as text (a string as is, other JSON as compact JSON, bytes as
   the key), so stored values are also memories an agent can retrieve;
 * **the latest value wins**: ``mset`` deletes the key's previous event (vectors and full-text
@@ -28,7 +29,8 @@ from typing import Any
 
 from langchain_core.stores import BaseStore
 
-from deltacore.adapters.langchain._engine import FRAMEWORK, list_packets, raise_rejections, stable_id, sync_memory
+from deltacore.adapters._shared import iter_events, raise_rejections, stable_id
+from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError, NotFoundError
 from deltacore.model import Channel, EventKind
@@ -86,10 +88,9 @@ class DeltaCoreStore(BaseStore[str, Any]):
             self.memory.delete([self._id(key) for key in keys], tenant=self.tenant)
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
-        packets = list_packets(self.memory, tenant=self.tenant, entity=self.entity, kinds=(EventKind.FACT,))
-        for packet in packets:
-            key = packet.meta.get("key")
-            if isinstance(key, str) and packet.meta.get("kv_namespace") == self.namespace:
+        for event in iter_events(self.memory, tenant=self.tenant, entity=self.entity, kinds=(EventKind.FACT,)):
+            key = event.meta.get("key")
+            if isinstance(key, str) and event.meta.get("kv_namespace") == self.namespace:
                 if prefix is None or key.startswith(prefix):
                     yield key
 
@@ -99,17 +100,22 @@ class DeltaCoreStore(BaseStore[str, Any]):
         encoded = _encode(key, value)
         text = value if isinstance(value, str) else key if isinstance(value, bytes) else json.dumps(encoded)
         scope = {"user_id": self.user_id, "agent_id": self.agent_id}
+        event_id = self._id(key)
         return {
-            "id": self._id(key),
+            "id": event_id,
             "kind": EventKind.FACT,
             "text": text if text.strip() else key,
-            # The key is the actor so that two keys holding the same text are two events, not
-            # one event and a duplicate (the engine dedupes by content within a scope).
-            "actor": f"{self.entity}/{key}",
             "tenant": self.tenant,
             "entities": [self.entity],
             "source": f"{FRAMEWORK}:storage",
-            "meta": {"framework": FRAMEWORK, "kv_namespace": self.namespace, "key": key, "value": encoded},
+            "meta": {
+                "framework": FRAMEWORK,
+                "kv_namespace": self.namespace,
+                "key": key,
+                "value": encoded,
+                # Two keys holding the same text are two events, not one event and a duplicate.
+                "dedupe_key": event_id,
+            },
             **{name: value for name, value in scope.items() if value is not None},
         }
 

@@ -16,7 +16,8 @@ method of ``langgraph.store.base.BaseStore`` is built on them):
   lookup by id. ``meta`` keeps the namespace, key, value and ``created_at``; the event time is
   ``updated_at``. The text (what is embedded and searched, and what an agent is handed as a
   memory) is the value's text at ``index`` paths (the put's, else the store's ``index_fields``),
-  by default every string in the value.
+  by default every string in the value. The id is also the event's ``meta["dedupe_key"]``, so two
+  keys holding the same text are two events.
 * **namespace**: each item carries the entity ``lgstore:<label>.<label>…`` for its namespace and
   for every prefix of it (labels cannot contain "."), so a namespace prefix is an entity filter.
 * **put** deletes the item's previous event (vectors and full-text entries included) and writes
@@ -51,17 +52,11 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from deltacore.adapters.langchain._engine import (
-    FRAMEWORK,
-    LISTING_PAGE,
-    list_packets,
-    raise_rejections,
-    stable_id,
-    sync_memory,
-)
+from deltacore.adapters._shared import TOP_K_LIMIT, iter_events, json_safe, raise_rejections, stable_id
+from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.errors import NotFoundError
-from deltacore.model import Channel, EventKind, MemoryPacket
+from deltacore.model import Channel, Event, EventKind, MemoryPacket
 
 Namespace = tuple[str, ...]
 _SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
@@ -163,14 +158,12 @@ class DeltaCoreLangGraphStore(BaseStore):
         paths = op.index if isinstance(op.index, list) else self.index_fields
         texts = [text for path in paths for text in get_text_at_path(value, path)] if paths else _strings(value)
         text = "\n".join(t for t in texts if t.strip()) or json.dumps(value, ensure_ascii=False, default=str)
+        event_id = self._id(namespace, op.key)
         return {
-            "id": self._id(namespace, op.key),
+            "id": event_id,
             "ts": now,
             "kind": EventKind.FACT,
             "text": text if text.strip() else op.key,
-            # The item's path is the actor so that two keys holding the same text are two events
-            # (the engine dedupes identical content within a scope).
-            "actor": f"{'/'.join(namespace)}/{op.key}",
             "tenant": self.tenant,
             "entities": [_entity(namespace[:depth]) for depth in range(len(namespace) + 1)],
             "source": f"{FRAMEWORK}:store",
@@ -178,9 +171,11 @@ class DeltaCoreLangGraphStore(BaseStore):
                 "framework": FRAMEWORK,
                 "lg_namespace": list(namespace),
                 "key": op.key,
-                "value": json.loads(json.dumps(value, default=str)),
+                "value": json_safe(value),
                 "created_at": created_at,
                 "indexed": op.index is not False,
+                # Two keys holding the same text are two events, not one event and a duplicate.
+                "dedupe_key": event_id,
             },
             **{name: scope[name] for name in _SCOPE_FIELDS if scope.get(name) is not None},
         }
@@ -189,24 +184,28 @@ class DeltaCoreLangGraphStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         criteria = {"tenant": self.tenant, "entity": _entity(prefix), "kinds": (EventKind.FACT,)}
         wanted = max(op.offset, 0) + max(op.limit, 0)
+        records: list[MemoryPacket] | list[Event]
         if op.query:
-            top_k = LISTING_PAGE if op.filter else min(LISTING_PAGE, wanted + 20)
-            packets = self.memory.query(op.query, top_k=top_k, exclude_tainted=False, **criteria)
-            packets = [p for p in packets if p.meta.get("indexed", True)]
-        elif not op.filter and wanted <= LISTING_PAGE:
-            packets = self.memory.query(
+            top_k = TOP_K_LIMIT if op.filter else min(TOP_K_LIMIT, wanted + 20)
+            records = self.memory.query(op.query, top_k=top_k, exclude_tainted=False, **criteria)
+            records = [p for p in records if p.meta.get("indexed", True)]
+        elif not op.filter and wanted <= TOP_K_LIMIT:
+            records = self.memory.query(
                 routers=("recency",), top_k=max(wanted, 1), exclude_tainted=False, include_deltas=False, **criteria
             )
-        else:
-            packets = list(reversed(list_packets(self.memory, **criteria)))
+        else:  # every item under the prefix, newest first
+            records = list(reversed(list(iter_events(self.memory, **criteria))))
         found = [
-            (packet, _item(packet.meta, packet.ts))
-            for packet in packets
-            if tuple(packet.meta.get("lg_namespace") or ())[: len(prefix)] == prefix
-            and (not op.filter or _matches(packet.meta.get("value") or {}, op.filter))
+            (record, _item(record.meta, record.ts))
+            for record in records
+            if tuple(record.meta.get("lg_namespace") or ())[: len(prefix)] == prefix
+            and (not op.filter or _matches(record.meta.get("value") or {}, op.filter))
         ]
         page = found[op.offset : op.offset + op.limit]
-        return [_search_item(item, packet, scored=bool(op.query)) for packet, item in page]
+        return [
+            _search_item(item, record.score if op.query and isinstance(record, MemoryPacket) else None)
+            for record, item in page
+        ]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[Namespace]:
         narrowest: Namespace = ()
@@ -214,10 +213,8 @@ class DeltaCoreLangGraphStore(BaseStore):
             if condition.match_type == "prefix":
                 fixed = tuple(label for label in _until_wildcard(condition.path))
                 narrowest = max(narrowest, fixed, key=len)
-        packets = list_packets(
-            self.memory, tenant=self.tenant, entity=_entity(narrowest), kinds=(EventKind.FACT,)
-        )
-        namespaces = {tuple(packet.meta.get("lg_namespace") or ()) for packet in packets}
+        events = iter_events(self.memory, tenant=self.tenant, entity=_entity(narrowest), kinds=(EventKind.FACT,))
+        namespaces = {tuple(event.meta.get("lg_namespace") or ()) for event in events}
         namespaces.discard(())
         matching = [ns for ns in namespaces if all(_does_match(c, ns) for c in op.match_conditions or ())]
         if op.max_depth is not None:
@@ -250,14 +247,14 @@ def _item(meta: Mapping[str, Any], updated: datetime) -> Item:
     )
 
 
-def _search_item(item: Item, packet: MemoryPacket, scored: bool) -> SearchItem:
+def _search_item(item: Item, score: float | None) -> SearchItem:
     return SearchItem(
         namespace=item.namespace,
         key=item.key,
         value=item.value,
         created_at=item.created_at,
         updated_at=item.updated_at,
-        score=packet.score if scored else None,
+        score=score,
     )
 
 

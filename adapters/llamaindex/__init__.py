@@ -11,7 +11,8 @@ from deltacore.adapters._require import require
 
 require("LlamaIndex", "llamaindex", "llama_index.core")
 
-from deltacore.adapters.llamaindex._translate import current_run_id, format_packet  # noqa: E402
+from deltacore.adapters._shared import memory_line as format_packet  # noqa: E402
+from deltacore.adapters.llamaindex._translate import current_run_id  # noqa: E402
 from deltacore.adapters.llamaindex.embeddings import DeltaCoreEmbedding, LlamaIndexEmbedder  # noqa: E402
 from deltacore.adapters.llamaindex.instrumentation import (  # noqa: E402
     DeltaCoreSpanHandler,

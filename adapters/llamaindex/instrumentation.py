@@ -36,23 +36,21 @@ from llama_index.core.tools import BaseTool
 from llama_index.core.workflow import StopEvent, Workflow
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 
-from deltacore.adapters.llamaindex._translate import (
-    FRAMEWORK,
-    RUN_ID_TAG,
-    args_text,
+from deltacore.adapters._shared import (
+    call_text,
     check_store,
+    error_meta,
     event_id,
-    message_text,
-    scope_event,
+    outcome_text,
+    scope_of,
+    scoped_event,
     sync_store,
 )
-from deltacore.delta.extract import summarize
+from deltacore.adapters.llamaindex._translate import FRAMEWORK, RUN_ID_TAG, message_text
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.model import Channel, EventKind
 
 log = logging.getLogger(__name__)
-
-_OUTCOME_CHARS = 200
 
 
 @dataclass
@@ -197,12 +195,14 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
         elif parent in self._calls and isinstance(instance, BaseTool):
             self._record_call(self._calls[parent], instance)  # the tool itself starts: its schema is at hand
 
-    def _exit(self, id_: str, result: Any) -> None:
+    def _take(self, id_: str) -> tuple[_Run | None, _PendingCall | None]:
+        """Forget the span as a workflow step and as a tool call: (its run, its pending call)."""
         with self._state_lock:
-            run = self._steps.pop(id_, None)
-        if id_ in self._calls:
-            with self._state_lock:
-                pending = self._calls.pop(id_)
+            return self._steps.pop(id_, None), self._calls.pop(id_, None)
+
+    def _exit(self, id_: str, result: Any) -> None:
+        run, pending = self._take(id_)
+        if pending is not None:
             self._record_call(pending, None)
             if isinstance(result, ToolCallResult):
                 output = result.tool_output
@@ -214,11 +214,8 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
             self._finish(id_, result)
 
     def _drop(self, id_: str, err: BaseException | None) -> None:
-        with self._state_lock:
-            run = self._steps.pop(id_, None)
-        if id_ in self._calls:
-            with self._state_lock:
-                pending = self._calls.pop(id_)
+        run, pending = self._take(id_)
+        if pending is not None:
             self._record_call(pending, None)
             message = str(err) if err is not None else "the tool call was dropped"
             self._record_result(pending, message, True, type(err).__name__ if err is not None else None)
@@ -242,15 +239,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
             return run
 
     def _event(self, run: _Run, **fields: Any) -> dict[str, Any]:
-        return scope_event(
-            tenant=self.tenant,
-            agent_id=self.agent_id,
-            user_id=self.user_id,
-            session_id=self.session_id,
-            component=run.agent or "agent",
-            episode_id=run.id,
-            **fields,
-        )
+        return scoped_event(FRAMEWORK, run.agent or "agent", scope_of(self), episode_id=run.id, **fields)
 
     def _ingest(self, events: list[dict[str, Any]], channel: Channel) -> None:
         result = sync_store(self.store).ingest(events, channel=channel)
@@ -313,7 +302,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                     tool_name=call.tool_name,
                     tool_args=arguments,
                     tool_schema=schema,
-                    text=args_text(call.tool_name, arguments),
+                    text=call_text(call.tool_name, arguments),
                     actor=run.agent,
                     parent_ids=[parent] if parent else [],
                 )
@@ -325,7 +314,6 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
     def _record_result(self, pending: _PendingCall, output: str, is_error: bool, error_type: str | None) -> None:
         run, call = pending.run, pending.call
         identifier = event_id(run.id, call.tool_id, "result")
-        meta = {"error": True, "error_type": error_type or "ToolError"} if is_error else {}
         self._ingest(
             [
                 self._event(
@@ -336,7 +324,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                     actor=call.tool_name,
                     text=output if output.strip() else "(empty result)",
                     parent_ids=[pending.event_id] if pending.event_id else [],
-                    meta=meta,
+                    meta=error_meta(error_type) if is_error else {},
                 )
             ],
             Channel.TOOL,
@@ -362,15 +350,13 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
             detail = f"{type(failure).__name__}: {failure}" if failure is not None else "the run ended without a result"
             if failure is not None:
                 meta["error_type"] = type(failure).__name__
-        verdict = "succeeded" if success else "failed"
-        text = f"episode {verdict}: {summarize(detail, _OUTCOME_CHARS)}" if detail.strip() else f"episode {verdict}"
         self._ingest(
             [
                 self._event(
                     run,
                     id=event_id(run.id, "outcome"),
                     kind=EventKind.OUTCOME.value,
-                    text=text,
+                    text=outcome_text(success, detail),
                     parent_ids=[run.last_event_id] if run.last_event_id else [],
                     meta={"success": success, **meta},
                 )

@@ -21,20 +21,21 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.memory import BaseMemoryBlock
 from pydantic import Field, field_validator
 
-from deltacore.adapters.llamaindex._translate import (
-    args_text,
+from deltacore.adapters._shared import (
+    MEMORY_HEADER,
     async_store,
+    call_text,
     check_store,
-    current_run_id,
-    format_packet,
-    message_text,
     query_fields,
-    scope_event,
+    scope_of,
+    scoped_event,
 )
+from deltacore.adapters._shared import memory_text as format_block
+from deltacore.adapters.llamaindex._translate import FRAMEWORK, current_run_id, message_text
 from deltacore.engine import AsyncDeltaCore
-from deltacore.model import Channel, EventKind, MemoryPacket, new_id
+from deltacore.model import Channel, EventKind, new_id
 
-MEMORY_HEADER = "Relevant memories (DeltaCore, retrieved for the latest message):"
+__all__ = ["MEMORY_HEADER", "DeltaCoreMemoryBlock", "format_block"]
 
 
 class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
@@ -77,15 +78,13 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
             return ""
         run_id = current_run_id()
         in_context = {message_text(m).strip() for m in messages}
+        # Skip what the model already sees: the current run's steps, and the active chat history
+        # (room for that: twice the memories, the ones already in the context dropped).
         fields = query_fields(
             tenant=self.tenant, agent_id=self.agent_id, user_id=self.user_id, top_k=self.top_k * 2, max_tokens=self.max_tokens
         )
-        # Skip what the model already sees: the current run's steps and the active chat history.
-        packets = [
-            p
-            for p in await self._store.query(query, **fields)
-            if (run_id is None or p.episode_id != run_id) and p.text.strip() not in in_context
-        ][: self.top_k]
+        found = await self._store.query(query, **fields, exclude_episode_id=run_id)
+        packets = [p for p in found if p.text.strip() not in in_context][: self.top_k]
         if not packets:
             return ""
         await self._store.record_retrieval([p.id for p in packets], episode_id=run_id, query=query, tenant=self.tenant)
@@ -122,32 +121,27 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
 
     def _events_of(self, message: ChatMessage, calls: dict[str, dict[str, Any]]) -> list[tuple[Channel, dict[str, Any]]]:
         session_id = message.additional_kwargs.get("session_id") or self.session_id
-        scope = {
-            "tenant": self.tenant,
-            "agent_id": self.agent_id,
-            "user_id": self.user_id,
-            "session_id": session_id,
-            "component": self.name,
-        }
+        scope = scope_of(self, session_id=session_id)
+
+        def event(**fields: Any) -> dict[str, Any]:
+            return scoped_event(FRAMEWORK, self.name, scope, **fields)
+
         text = message_text(message)
         events: list[tuple[Channel, dict[str, Any]]] = []
         if message.role == MessageRole.USER and text.strip():
-            events.append((Channel.USER, scope_event(**scope, kind=EventKind.MESSAGE.value, role="user", text=text)))
+            events.append((Channel.USER, event(kind=EventKind.MESSAGE.value, role="user", text=text)))
         elif message.role == MessageRole.ASSISTANT:
             if text.strip():
-                events.append(
-                    (Channel.AGENT, scope_event(**scope, kind=EventKind.MESSAGE.value, role="assistant", text=text))
-                )
+                events.append((Channel.AGENT, event(kind=EventKind.MESSAGE.value, role="assistant", text=text)))
             for block in message.blocks:
                 if isinstance(block, ToolCallBlock):
                     arguments = block.tool_kwargs if isinstance(block.tool_kwargs, dict) else {"_raw": block.tool_kwargs}
-                    call = scope_event(
-                        **scope,
+                    call = event(
                         id=new_id(),
                         kind=EventKind.TOOL_CALL.value,
                         tool_name=block.tool_name,
                         tool_args=arguments,
-                        text=args_text(block.tool_name, arguments),
+                        text=call_text(block.tool_name, arguments),
                         meta={"tool_call_id": block.tool_call_id},
                     )
                     if block.tool_call_id:
@@ -156,8 +150,7 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
         elif message.role in (MessageRole.TOOL, MessageRole.FUNCTION) and text.strip():
             call = calls.get(message.additional_kwargs.get("tool_call_id") or "")
             name = call["tool_name"] if call else message.additional_kwargs.get("name") or "tool"
-            result = scope_event(
-                **scope,
+            result = event(
                 kind=EventKind.TOOL_RESULT.value,
                 tool_name=name,
                 actor=name,
@@ -167,8 +160,3 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
             )
             events.append((Channel.TOOL, result))
         return events
-
-
-def format_block(packets: list[MemoryPacket]) -> str:
-    return "\n".join([MEMORY_HEADER, *(format_packet(p) for p in packets)])
-

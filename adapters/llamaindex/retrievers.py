@@ -17,14 +17,8 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from deltacore.adapters.llamaindex._translate import (
-    async_store,
-    check_store,
-    current_run_id,
-    packet_metadata,
-    query_fields,
-    sync_store,
-)
+from deltacore.adapters._shared import async_store, check_store, packet_metadata, query_fields, sync_store
+from deltacore.adapters.llamaindex._translate import current_run_id
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.model import MemoryPacket
 

@@ -3,23 +3,16 @@
 from deltacore.retrieval.fusion import reciprocal_rank_fusion
 from deltacore.retrieval.orchestrator import Retriever
 from deltacore.retrieval.packing import pack
-from deltacore.retrieval.routers import (
-    DEFAULT_ROUTERS,
-    LexicalRouter,
-    RecencyRouter,
-    Router,
-    SearchContext,
-    SemanticRouter,
-)
+from deltacore.retrieval.presets import PRESETS, ROUTER_NAMES, choose_routers
+from deltacore.retrieval.query_analysis import QueryAnalysis, analyze
 
 __all__ = [
-    "DEFAULT_ROUTERS",
-    "LexicalRouter",
-    "RecencyRouter",
+    "PRESETS",
+    "ROUTER_NAMES",
+    "QueryAnalysis",
     "Retriever",
-    "Router",
-    "SearchContext",
-    "SemanticRouter",
+    "analyze",
+    "choose_routers",
     "pack",
     "reciprocal_rank_fusion",
 ]

@@ -9,11 +9,24 @@ from typing import Any
 
 import numpy as np
 
-from deltacore.errors import InvalidQueryError
 from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, QueryCriteria
 from deltacore.retrieval.fusion import reciprocal_rank_fusion
 from deltacore.retrieval.packing import pack
-from deltacore.retrieval.routers import DEFAULT_ROUTERS, ROUTERS, SearchContext
+from deltacore.retrieval.presets import STAGE_ONE, STAGE_TWO, choose_routers
+from deltacore.retrieval.query_analysis import analyze
+from deltacore.retrieval.routers import (
+    BeliefRouter,
+    CausalRouter,
+    EntityRouter,
+    Expander,
+    LexicalRouter,
+    RecencyRouter,
+    Router,
+    SearchContext,
+    SemanticRouter,
+    TemporalRouter,
+    UtilityRouter,
+)
 from deltacore.storage import ChromaIndex, SQLStore
 from deltacore.storage.filters import event_filters
 from deltacore.storage.records import delta_from_row
@@ -38,37 +51,42 @@ class Retriever:
         self._pool = candidate_pool
         self._rrf_k = rrf_k
         self._decay = decay_rate_per_hour
-
-    def routers_for(self, criteria: QueryCriteria) -> dict[str, float]:
-        if not criteria.routers:
-            return dict(DEFAULT_ROUTERS) if criteria.text else {"recency": 1.0}
-        unknown = [name for name in criteria.routers if name not in ROUTERS]
-        if unknown:
-            raise InvalidQueryError("routers", f"unknown router {unknown[0]!r}; choose from {sorted(ROUTERS)}")
-        return {name: DEFAULT_ROUTERS.get(name, 1.0) or 1.0 for name in criteria.routers}
+        self._routers: dict[str, Router] = {
+            r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
+        }
+        self._expanders: dict[str, Expander] = {
+            r.name: r for r in (CausalRouter(), UtilityRouter(decay_rate_per_hour), BeliefRouter())
+        }
 
     def query(self, criteria: QueryCriteria) -> list[MemoryPacket]:
-        weights = self.routers_for(criteria)
         # Over-fetch so that post-filters and the token budget still leave top_k to choose from.
         limit = max(self._pool, criteria.top_k * 3)
         now = time.time()
         with self._sql.reader() as conn:
-            filters = event_filters(criteria)
+            analysis = analyze(criteria.text, conn, criteria.tenant)
+            weights = choose_routers(criteria, analysis)
             context = SearchContext(
                 criteria=criteria,
+                analysis=analysis,
                 conn=conn,
                 sql=self._sql,
-                filters=filters,
+                filters=event_filters(criteria),
                 limit=limit,
                 index=self._index(),
                 embed_query=self._embed_query,
             )
-            ranked = {name: ROUTERS[name].search(context) for name in weights}
+            ranked = {name: self._routers[name].search(context) for name in weights if name in STAGE_ONE}
+            stage_one = reciprocal_rank_fusion(ranked, weights, self._rrf_k)
+            seeds = [item_id for item_id, _, _ in stage_one[:limit]]
+            for name in weights:
+                if name in STAGE_TWO:
+                    ranked[name] = self._expanders[name].expand(context, seeds)
             fused = reciprocal_rank_fusion(ranked, weights, self._rrf_k)
             candidate_ids = [item_id for item_id, _, _ in fused[: limit * 2]]
-            rows = self._sql.fetch_events(conn, candidate_ids, filters)
-            delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows else {}
-            provenance = self._provenance(conn, [d.id for ds in delta_rows.values() for d in ds])
+            rows = self._sql.fetch_events(conn, candidate_ids, context.filters)
+            wants_deltas = criteria.include_deltas or criteria.min_utility is not None or criteria.exclude_tainted or criteria.exclude_stale
+            delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows and wants_deltas else {}
+            provenance = self._provenance(conn, [d.id for ds in delta_rows.values() for d in ds]) if criteria.include_deltas else {}
         packets = []
         for item_id, score, router_ranks in fused:
             row = rows.get(item_id)

@@ -36,10 +36,9 @@ _fts = table("dc_events_fts", column("rowid"))
 
 
 def lexical_search(
-    conn: Connection, text: str, filters: list[ColumnElement[bool]], limit: int
+    conn: Connection, terms: list[str], filters: list[ColumnElement[bool]], limit: int
 ) -> list[tuple[str, float]]:
-    """Ids of the best lexical matches with their scores (higher is better)."""
-    terms = query_terms(text)
+    """Ids of the best matches for any of ``terms`` (see :func:`query_terms`), best first."""
     if not terms:
         return []
     if conn.dialect.name == "sqlite":

@@ -76,7 +76,9 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
 def run_migrations(engine: Engine) -> int:
     """Bring the schema up to date; safe to call from many processes at once. Returns the version."""
     dialect = engine.dialect.name
-    with engine.begin() as conn:
+    # SQLite: a write transaction from the start (BEGIN IMMEDIATE, see engine_factory), which
+    # waits for the write lock; a deferred one fails at once when another process is writing.
+    with engine.connect() as conn, conn.execution_options(dc_write=True).begin():
         if dialect == "postgresql":
             # Serialise concurrent setup() calls of several processes on one database.
             conn.execute(text("SELECT pg_advisory_xact_lock(7305188031)"))

@@ -74,6 +74,9 @@ class SQLStore:
     def check_embedder(self, name: str, dimension: int) -> None:
         """Refuse to mix vectors of two different embedders in one store."""
         with self.writer() as conn:
+            if self.dialect == "postgresql":
+                # Two processes' first writes must not both find no embedder and both insert it.
+                conn.execute(select(func.pg_advisory_xact_lock(7305188033)))
             rows = dict(conn.execute(select(store_meta.c.key, store_meta.c.value)).all())
             stored_name, stored_dim = rows.get("embedder"), rows.get("embedding_dimension")
             if stored_name is None:
@@ -301,6 +304,87 @@ class SQLStore:
             if anchor is not None:
                 statement = statement.where(tuple_(events.c.ts, events.c.seq) > tuple_(literal(anchor.ts), literal(anchor.seq)))
         return list(conn.execute(statement.order_by(events.c.ts, events.c.seq).limit(limit)))
+
+    def embeddings_where(
+        self, conn: Connection, filters: Sequence[ColumnElement[bool]], cap: int
+    ) -> tuple[list[str], np.ndarray]:
+        """Ids and vectors of the (at most ``cap`` most recent) events matching ``filters``."""
+        statement = (
+            select(events.c.id, events.c.embedding)
+            .where(events.c.embedding.is_not(None), *filters)
+            .order_by(events.c.ts.desc(), events.c.seq.desc())
+            .limit(cap)
+        )
+        rows = conn.execute(statement).all()
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return [r.id for r in rows], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in rows])
+
+    def episode_neighbours(
+        self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
+    ) -> dict[str, list[str]]:
+        """For each event, the previous and the next event of its episode (time order)."""
+        found: dict[str, list[str]] = {}
+        anchors = conn.execute(
+            select(events.c.id, events.c.tenant, events.c.episode_id, events.c.ts, events.c.seq).where(
+                events.c.id.in_(list(event_ids)), events.c.episode_id.is_not(None)
+            )
+        ).all()
+        for anchor in anchors:
+            same_episode = [events.c.tenant == anchor.tenant, events.c.episode_id == anchor.episode_id, *filters]
+            before = tuple_(events.c.ts, events.c.seq) < tuple_(literal(anchor.ts), literal(anchor.seq))
+            after = tuple_(events.c.ts, events.c.seq) > tuple_(literal(anchor.ts), literal(anchor.seq))
+            previous = conn.execute(
+                select(events.c.id).where(*same_episode, before).order_by(events.c.ts.desc(), events.c.seq.desc()).limit(1)
+            ).scalar()
+            following = conn.execute(
+                select(events.c.id).where(*same_episode, after).order_by(events.c.ts, events.c.seq).limit(1)
+            ).scalar()
+            found[anchor.id] = [e for e in (previous, following) if e is not None]
+        return found
+
+    def linked_events(
+        self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
+    ) -> dict[str, list[str]]:
+        """For each event, the events of its delta's causal parents and children."""
+        child, parent = deltas.alias("child"), deltas.alias("parent")
+        found: dict[str, list[str]] = {}
+        for source, target, join_on in (
+            (child, parent, (delta_links.c.child_id == child.c.id, delta_links.c.parent_id == parent.c.id)),
+            (parent, child, (delta_links.c.parent_id == parent.c.id, delta_links.c.child_id == child.c.id)),
+        ):
+            statement = (
+                select(source.c.event_id.label("seed"), target.c.event_id.label("other"))
+                .select_from(delta_links.join(source, join_on[0]).join(target, join_on[1]))
+                .join(events, events.c.id == target.c.event_id)
+                .where(source.c.event_id.in_(list(event_ids)), *filters)
+            )
+            for seed, other in conn.execute(statement):
+                found.setdefault(seed, []).append(other)
+        return found
+
+    def trust_signals(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, tuple[str, set[str]]]:
+        """(namespace, conflict flags of its deltas) per event."""
+        found: dict[str, tuple[str, set[str]]] = {}
+        statement = (
+            select(events.c.id, events.c.namespace, deltas.c.conflict_flags)
+            .join(deltas, deltas.c.event_id == events.c.id, isouter=True)
+            .where(events.c.id.in_(list(event_ids)))
+        )
+        for event_id, namespace, flags in conn.execute(statement):
+            found.setdefault(event_id, (namespace, set()))[1].update(flags or ())
+        return found
+
+    def utilities(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        """(utility, set at) of each event's best delta."""
+        found: dict[str, tuple[float, float]] = {}
+        statement = select(deltas.c.event_id, deltas.c.utility, deltas.c.utility_ts).where(
+            deltas.c.event_id.in_(list(event_ids))
+        )
+        for event_id, utility, set_at in conn.execute(statement):
+            if event_id not in found or utility > found[event_id][0]:
+                found[event_id] = (utility, set_at)
+        return found
 
     def event_ids_where(self, conn: Connection, filters: Sequence[ColumnElement[bool]]) -> list[str]:
         return list(conn.execute(select(events.c.id).where(*filters)).scalars())

@@ -67,6 +67,14 @@ class ChromaIndex:
             client.heartbeat()
         return cls(client, prefix, "server")
 
+    def close(self) -> None:
+        """Release the client. chromadb caches one embedded client per folder per process; a
+        stale cached copy would miss what another process wrote after this one closed."""
+        self._collections.clear()
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            close()
+
     def _collection(self, tenant: str) -> Any:
         collection = self._collections.get(tenant)
         if collection is None:

@@ -1,0 +1,190 @@
+"""What the framework adapters share: translation of DeltaCore records and the recording conventions.
+
+Nothing here imports a framework. Each adapter translates its framework's objects itself and uses
+these helpers for the parts that are the same everywhere:
+
+* **ids**: deterministic event ids built from framework ids, so a replay lands on the same events;
+* **events**: the scope, ``source`` and ``meta["framework"]`` every recorded event carries, the
+  text of a ``tool_call``, the ``meta`` of a failed ``tool_result``, the text of an ``outcome``;
+* **stores**: the synchronous / async handle on a ``DeltaCore``, listing every stored event, and
+  turning an ingest's first rejection into the caller's error;
+* **memories handed to a model**: a retrieved ``MemoryPacket`` as a prompt line and as metadata.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from deltacore.delta.extract import summarize
+from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore.errors import InvalidEventError
+from deltacore.model import Event, IngestResult, MemoryPacket
+
+MAX_ID = 128
+"""``Event.id``'s length limit."""
+TOP_K_LIMIT = 1000
+"""The engine's ``QueryCriteria.top_k`` ceiling."""
+EVENTS_PAGE = 1000
+"""Events read per ``DeltaCore.events()`` call when listing everything."""
+SUMMARY_CHARS = 200
+"""Length of the answer or error an ``outcome`` text quotes."""
+
+MEMORY_HEADER = "Relevant memories (DeltaCore, retrieved for the latest message):"
+"""First line of the memory text the AutoGen memory and the LlamaIndex memory block hand a model
+(how the AutoGen memory finds and replaces its previous turn's message)."""
+
+
+# ---- ids ---------------------------------------------------------------------------------------
+# Both schemes are frozen: stored events (and key-value items looked up by id) already carry them.
+
+
+def event_id(*parts: str) -> str:
+    """``"a:b:c"`` from framework ids, or its uuid5 when longer than ``Event.id`` allows
+    (AutoGen and LlamaIndex run steps)."""
+    joined = ":".join(parts)
+    return joined if len(joined) <= MAX_ID else uuid.uuid5(uuid.NAMESPACE_URL, joined).hex
+
+
+def stable_id(prefix: str, *parts: Any) -> str:
+    """``<prefix>:<sha256 of the parts>``, always hashed (LangChain store keys, long run ids)."""
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:40]
+    return f"{prefix}:{digest}"
+
+
+# ---- events ------------------------------------------------------------------------------------
+
+SCOPE_FIELDS = ("tenant", "agent_id", "user_id", "session_id")
+
+
+def scope_of(owner: Any, **overrides: Any) -> dict[str, Any]:
+    """The scope an adapter object stamps on its events: its ``tenant``, ``agent_id``, ``user_id``
+    and ``session_id`` attributes (``overrides`` win)."""
+    return {name: getattr(owner, name) for name in SCOPE_FIELDS} | overrides
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as plain JSON data (``meta`` and ``tool_args`` are stored as JSON)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters (with an ellipsis)."""
+    return summarize(text, limit)
+
+
+def scoped_event(framework: str, component: str, scope: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
+    """An event dict with ``scope`` (tenant, agent_id, user_id, session_id), ``source``
+    (``"<framework>:<component>"`` unless ``fields`` give one) and ``meta["framework"]``."""
+    meta = {"framework": framework, **(fields.pop("meta", None) or {})}
+    source = fields.pop("source", None) or f"{framework}:{component}"
+    return {**scope, "source": source, **fields, "meta": meta}
+
+
+def call_text(tool_name: str, arguments: Mapping[str, Any] | None) -> str:
+    """A ``tool_call``'s text, as the engine itself shows a call: ``name({"arg": …})``."""
+    return f"{tool_name}({json.dumps(dict(arguments or {}), sort_keys=True, default=str)})"
+
+
+def error_meta(error_type: str | None) -> dict[str, Any]:
+    """``meta`` of a ``tool_result`` that is an error (``"ToolError"`` when the type is unknown)."""
+    return {"error": True, "error_type": error_type or "ToolError"}
+
+
+def outcome_text(success: bool, detail: str | None = None) -> str:
+    """An ``outcome``'s text: ``"episode succeeded: <answer>"`` / ``"episode failed: <error>"``."""
+    verdict = "succeeded" if success else "failed"
+    return f"episode {verdict}: {shorten(detail)}" if detail and detail.strip() else f"episode {verdict}"
+
+
+# ---- stores ------------------------------------------------------------------------------------
+
+
+def check_store(store: Any, name: str = "store") -> DeltaCore | AsyncDeltaCore:
+    """``store`` when it is an open ``DeltaCore`` or ``AsyncDeltaCore``, else a ``TypeError``."""
+    if not isinstance(store, (DeltaCore, AsyncDeltaCore)):
+        raise TypeError(f"{name} must be an open DeltaCore or AsyncDeltaCore, got {type(store).__name__}")
+    return store
+
+
+def sync_store(store: DeltaCore | AsyncDeltaCore, name: str = "store") -> DeltaCore:
+    """The synchronous store behind ``store``."""
+    checked = check_store(store, name)
+    return checked.sync if isinstance(checked, AsyncDeltaCore) else checked
+
+
+def async_store(store: DeltaCore | AsyncDeltaCore, name: str = "store") -> AsyncDeltaCore:
+    """``store`` as an ``AsyncDeltaCore`` (its blocking work runs in a worker thread)."""
+    checked = check_store(store, name)
+    return checked if isinstance(checked, AsyncDeltaCore) else AsyncDeltaCore(checked)
+
+
+def iter_events(store: DeltaCore, **filters: Any) -> Iterator[Event]:
+    """Every stored event matching ``filters`` (``QueryCriteria`` fields), oldest first, read a
+    page of :data:`EVENTS_PAGE` at a time."""
+    after: str | None = None
+    while True:
+        page = store.events(after=after, limit=EVENTS_PAGE, **filters)
+        yield from page
+        if len(page) < EVENTS_PAGE:
+            return
+        after = page[-1].id
+
+
+def raise_rejections(result: IngestResult) -> IngestResult:
+    """Raise the first event an ingest rejected as :class:`InvalidEventError`."""
+    if result.rejected:
+        rejection = result.rejected[0]
+        raise InvalidEventError(rejection.field, rejection.reason, rejection.index)
+    return result
+
+
+def query_fields(
+    *, tenant: str, agent_id: str | None, user_id: str | None, top_k: int, max_tokens: int | None
+) -> dict[str, Any]:
+    """Retrieval scope of a memory: the tenant, and the agent and user when configured (not the
+    session: long-term memory spans sessions)."""
+    fields: dict[str, Any] = {"tenant": tenant, "top_k": top_k, "max_tokens": max_tokens}
+    if agent_id is not None:
+        fields["agent_filter"] = (agent_id,)
+    if user_id is not None:
+        fields["user_id"] = user_id
+    return fields
+
+
+# ---- memories handed to a model ----------------------------------------------------------------
+
+
+def flag_names(packet: MemoryPacket) -> list[str]:
+    return sorted(flag.value for flag in packet.flags)
+
+
+def memory_line(packet: MemoryPacket) -> str:
+    """One memory as a prompt line: date, kind, who, text and warning flags."""
+    who = packet.actor or packet.tool_name or packet.role or packet.kind.value
+    flags = f" [{', '.join(flag_names(packet))}]" if packet.flags else ""
+    return f"- [{packet.ts.date().isoformat()} {packet.kind.value}] {who}: {packet.text}{flags}"
+
+
+def memory_text(packets: Sequence[MemoryPacket]) -> str:
+    """:data:`MEMORY_HEADER` and one :func:`memory_line` per memory, most relevant first."""
+    return "\n".join([MEMORY_HEADER, *(memory_line(packet) for packet in packets)])
+
+
+def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
+    """What a framework's document / node / memory metadata says about a retrieved memory."""
+    return {
+        "id": packet.id,
+        "score": packet.score,
+        "flags": flag_names(packet),
+        "token_cost": packet.token_cost,
+        "provenance": list(packet.provenance),
+        "kind": packet.kind.value,
+        "ts": packet.ts.isoformat(),
+        "actor": packet.actor,
+        "tool_name": packet.tool_name,
+        "episode_id": packet.episode_id,
+    }

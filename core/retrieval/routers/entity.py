@@ -1,0 +1,37 @@
+"""Entity router: memories spoken by or mentioning the people, tools and services a query names.
+
+"What did Caroline research?" is about Caroline even when her own words say "I": the speaker
+index links the question to them. Within the named entities' memories, the rest of the query
+ranks them, lexically and semantically.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import or_, select
+
+from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
+from deltacore.retrieval.routers.lexical import lexical_within
+from deltacore.retrieval.routers.semantic import semantic_within
+from deltacore.storage.tables import event_entities, events, mentions
+
+
+class EntityRouter:
+    name = "entity"
+
+    def search(self, context: SearchContext) -> Ranked:
+        entities = list(context.analysis.entities)
+        if not entities:
+            return []
+        tenant = context.criteria.tenant
+        about = or_(
+            events.c.id.in_(select(mentions.c.event_id).where(mentions.c.tenant == tenant, mentions.c.name.in_(entities))),
+            events.c.id.in_(
+                select(event_entities.c.event_id).where(
+                    event_entities.c.tenant == tenant, event_entities.c.entity.in_(entities)
+                )
+            ),
+        )
+        rest = context.analysis.terms_without(set(entities))
+        lexical = lexical_within(context, rest, [about], context.limit) if rest else []
+        semantic = semantic_within(context, [about], context.limit)
+        return rrf_merge(lexical, semantic)

@@ -1,0 +1,88 @@
+"""Semantic router: nearest neighbours of the query in embedding space."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import ColumnElement
+
+from deltacore.model import Namespace, QueryCriteria
+from deltacore.retrieval.routers.base import Ranked, SearchContext, top_by_cosine
+from deltacore.storage import chroma_where
+
+# A router that narrows the search (to an entity, a time) scans at most this many vectors in
+# SQL; beyond it the most recent ones are scanned.
+SCAN_CAP = 5000
+
+
+class SemanticRouter:
+    """Chroma nearest neighbours, pre-filtered by scope.
+
+    A process that does not own an embedded store's index scans the vectors kept in SQL instead:
+    correct, slower, and a reason to use a Chroma server for many processes.
+    """
+
+    name = "semantic"
+
+    def search(self, context: SearchContext) -> Ranked:
+        if not context.criteria.text:
+            return []
+        return semantic_search(context, context.limit)
+
+
+def semantic_search(context: SearchContext, limit: int, extra_where: Sequence[dict[str, Any]] = ()) -> Ranked:
+    vector = context.query_vector()
+    if context.index is not None:
+        clauses = [*chroma_clauses(context.criteria), *extra_where]
+        return context.index.query(context.criteria.tenant, vector, limit, chroma_where(clauses))
+    return _brute_force(context, vector, limit, context.filters)
+
+
+def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElement[bool]], limit: int) -> Ranked:
+    """Nearest neighbours among the events matching SQL-only filters (an entity's events)."""
+    ids, vectors = context.sql.embeddings_where(context.conn, [*context.filters, *extra_filters], SCAN_CAP)
+    return top_by_cosine(ids, vectors, context.query_vector(), limit)
+
+
+def chroma_clauses(criteria: QueryCriteria) -> list[dict[str, Any]]:
+    """The query's scope as Chroma metadata conditions (the SQL fetch re-checks everything)."""
+    clauses: list[dict[str, Any]] = []
+    if criteria.agent_filter:
+        clauses.append({"agent_id": {"$in": list(criteria.agent_filter)}})
+    for name in ("user_id", "session_id", "episode_id"):
+        value = getattr(criteria, name)
+        if value is not None:
+            clauses.append({name: value})
+    if criteria.exclude_episode_id is not None:
+        # Chroma cannot say "missing or different" in one clause; the final SQL fetch filters
+        # exactly, this only keeps the asking run's own events from crowding out candidates.
+        clauses.append({"episode_id": {"$ne": criteria.exclude_episode_id}})
+    if criteria.kinds:
+        clauses.append({"kind": {"$in": [k.value for k in criteria.kinds]}})
+    if not criteria.include_quarantined:
+        clauses.append({"namespace": {"$ne": Namespace.QUARANTINE.value}})
+    if criteria.time_range is not None:
+        start, end = criteria.time_range
+        if start is not None:
+            clauses.append({"ts": {"$gte": start.timestamp()}})
+        if end is not None:
+            clauses.append({"ts": {"$lte": end.timestamp()}})
+    return clauses
+
+
+def _brute_force(context: SearchContext, vector: np.ndarray, limit: int, filters: list[ColumnElement[bool]]) -> Ranked:
+    query = vector / (np.linalg.norm(vector) or 1.0)
+    best: list[tuple[float, str]] = []
+    for ids, matrix in context.sql.scan_embeddings(context.conn, filters):
+        norms = np.linalg.norm(matrix, axis=1)
+        norms[norms == 0] = 1.0
+        scores = (matrix @ query) / norms
+        for event_id, score in zip(ids, scores.tolist()):
+            if len(best) < limit:
+                heapq.heappush(best, (score, event_id))
+            elif score > best[0][0]:
+                heapq.heapreplace(best, (score, event_id))
+    return [(event_id, score) for score, event_id in sorted(best, reverse=True)]
