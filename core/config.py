@@ -48,8 +48,11 @@ class DeltaCoreConfig(BaseModel):
     others write SQL and leave vectors in the outbox for it. ``refuse``: a second process fails."""
     candidate_pool: int = Field(default=50, ge=1)
     """How many candidates each router hands to fusion."""
+    fusion: Literal["scores", "rrf"] = "scores"
+    """How router results are combined: ``scores`` sums each router's min-max normalised scores
+    (measured best, docs/benchmarks.md); ``rrf`` is weighted reciprocal-rank fusion."""
     rrf_k: int = Field(default=60, ge=1)
-    """Reciprocal-rank-fusion constant."""
+    """Reciprocal-rank-fusion constant (``fusion="rrf"``)."""
     sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     """FULL survives power loss as well as process crashes; NORMAL only process crashes."""
     secure_delete: bool = True

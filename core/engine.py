@@ -84,6 +84,7 @@ class DeltaCore:
             self._embedder.embed_one,
             config.candidate_pool,
             config.rrf_k,
+            config.fusion,
             config.decay_rate_per_hour,
         )
         # Crash recovery: vector writes committed to the outbox but never applied are replayed now.

@@ -79,10 +79,9 @@ async def main() -> None:
             elif isinstance(item, ToolCallExecutionEvent):
                 print("  tool result:", [r.content for r in item.content])
         episode = store.query("weather in Paris", top_k=10, user_id="alice")[0].episode_id
-        stored = store.query(episode_id=episode, top_k=20, user_id="alice")
         print("stored episode", episode)
-        for packet in sorted(stored, key=lambda p: p.ts):
-            print(f"  {packet.kind.value:<12} {packet.text}")
+        for event in store.events(episode_id=episode, user_id="alice"):
+            print(f"  {event.kind.value:<12} {event.text}")
         print("tool schema versions:", store.tool_schemas("get_weather"))
 
         print("=== run 2: a fresh agent, same memory ===")

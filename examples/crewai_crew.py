@@ -111,16 +111,14 @@ def main() -> None:
             memory.drain_writes()  # and saves memories in a background thread
 
             episode = store.query(kinds=["outcome"], top_k=1)[0].episode_id
-            stored = store.query(episode_id=episode, top_k=20)
+            stored = store.events(episode_id=episode)
             show(f"first kickoff ({first.raw!r}) stored as episode {episode}:", [
-                f"{packet.kind.value:<11} {packet.tool_name or '':<17} {packet.text[:70]!r}"
-                for packet in sorted(stored, key=lambda packet: packet.ts)
+                f"{event.kind.value:<11} {event.tool_name or '':<17} {event.text[:70]!r}" for event in stored
             ])
-            call = next(packet for packet in stored if packet.kind.value == "tool_call")
-            event = store.get(call.id)
+            call = next(event for event in stored if event.kind.value == "tool_call")
             show("the tool call, as recorded:", [
-                f"tool_args={event.tool_args} schema_hash={event.tool_schema_hash}",
-                f"causal parent: {call.deltas[0].parent_ids} (the task's input)",
+                f"tool_args={call.tool_args} schema_hash={call.tool_schema_hash}",
+                f"causal parent: {call.parent_ids} (the task's input)",
                 f"schema versions kept: {len(store.tool_schemas('get_service_port'))}",
             ])
 

@@ -99,8 +99,7 @@ def main() -> None:
             config={"run_id": first},
         )["messages"][-1].content
         print(f"run 1 answered: {answer}\n\nwhat DeltaCore stored for episode {first[:8]}…:")
-        for packet in sorted(memory.query(episode_id=first, routers=("recency",), top_k=50), key=lambda p: p.ts):
-            event = memory.get(packet.id)
+        for event in memory.events(episode_id=first):
             after = f"  <- {memory.get(event.parent_ids[0]).kind.value}" if event.parent_ids else ""
             print(f"  {event.kind.value:<11} {event.text[:62]!r}{after}")
         schema = memory.tool_schemas("deploy")[0]

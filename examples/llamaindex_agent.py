@@ -81,10 +81,9 @@ async def main() -> None:
                 elif isinstance(event, ToolCall):
                     print("  tool call:  ", event.tool_name, event.tool_kwargs)
             await handler
-            stored = store.query(episode_id=handler.run_id, top_k=20)
             print("stored episode", handler.run_id)
-            for packet in sorted(stored, key=lambda p: p.ts):
-                print(f"  {packet.kind.value:<12} {packet.text}")
+            for event in store.events(episode_id=handler.run_id):
+                print(f"  {event.kind.value:<12} {event.text}")
             print("tool schema versions:", [v["schema"] for v in store.tool_schemas("get_weather")])
 
             print("=== run 2: a fresh agent and a new session, same store ===")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
@@ -10,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, QueryCriteria
-from deltacore.retrieval.fusion import reciprocal_rank_fusion
+from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
 from deltacore.retrieval.packing import pack
 from deltacore.retrieval.presets import STAGE_ONE, STAGE_TWO, choose_routers
 from deltacore.retrieval.query_analysis import analyze
@@ -35,6 +36,10 @@ PROVENANCE_DEPTH = 3
 _FLAG_OF_CONFLICT = {"tainted": MemoryFlag.TAINTED, "contradicted": MemoryFlag.CONTRADICTED, "stale": MemoryFlag.STALE}
 
 
+def _rrf_ignoring_depth(ranked: Any, weights: Any, depth: int | None = None, k: int = 60) -> Any:
+    return reciprocal_rank_fusion(ranked, weights, k)
+
+
 class Retriever:
     def __init__(
         self,
@@ -43,13 +48,17 @@ class Retriever:
         embed_query: Callable[[str], np.ndarray],
         candidate_pool: int,
         rrf_k: int,
+        fusion: str,
         decay_rate_per_hour: float,
     ) -> None:
         self._sql = sql
         self._index = index
         self._embed_query = embed_query
         self._pool = candidate_pool
-        self._rrf_k = rrf_k
+        if fusion == "rrf":
+            self._fuse = functools.partial(_rrf_ignoring_depth, k=rrf_k)
+        else:
+            self._fuse = normalized_score_fusion
         self._decay = decay_rate_per_hour
         self._routers: dict[str, Router] = {
             r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
@@ -76,19 +85,33 @@ class Retriever:
                 embed_query=self._embed_query,
             )
             ranked = {name: self._routers[name].search(context) for name in weights if name in STAGE_ONE}
-            stage_one = reciprocal_rank_fusion(ranked, weights, self._rrf_k)
+            stage_one = self._fuse(ranked, weights, depth=limit)
             seeds = [item_id for item_id, _, _ in stage_one[:limit]]
             for name in weights:
                 if name in STAGE_TWO:
                     ranked[name] = self._expanders[name].expand(context, seeds)
-            fused = reciprocal_rank_fusion(ranked, weights, self._rrf_k)
-            candidate_ids = [item_id for item_id, _, _ in fused[: limit * 2]]
-            rows = self._sql.fetch_events(conn, candidate_ids, context.filters)
-            wants_deltas = criteria.include_deltas or criteria.min_utility is not None or criteria.exclude_tainted or criteria.exclude_stale
-            delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows and wants_deltas else {}
-            provenance = self._provenance(conn, [d.id for ds in delta_rows.values() for d in ds]) if criteria.include_deltas else {}
+            fused = self._fuse(ranked, weights, depth=limit)
+            # Build packets best first, only as many as the answer can use: all top_k when there
+            # is no budget, else the pool the budget chooses from.
+            wanted = criteria.top_k if criteria.max_tokens is None else limit * 2
+            packets: list[MemoryPacket] = []
+            position = 0
+            while len(packets) < wanted and position < len(fused):
+                chunk = fused[position : position + max(wanted * 2, 20)]
+                position += len(chunk)
+                packets.extend(self._packets(conn, chunk, context, criteria, now))
+            packets = packets[:wanted]
+        return pack(packets, criteria.max_tokens, criteria.top_k)
+
+    def _packets(
+        self, conn: Any, chunk: list[tuple[str, float, dict[str, int]]], context: SearchContext, criteria: QueryCriteria, now: float
+    ) -> list[MemoryPacket]:
+        rows = self._sql.fetch_events(conn, [item_id for item_id, _, _ in chunk], context.filters)
+        wants_deltas = criteria.include_deltas or criteria.min_utility is not None or criteria.exclude_tainted or criteria.exclude_stale
+        delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows and wants_deltas else {}
+        provenance = self._provenance(conn, [d.id for ds in delta_rows.values() for d in ds]) if criteria.include_deltas else {}
         packets = []
-        for item_id, score, router_ranks in fused:
+        for item_id, score, router_ranks in chunk:
             row = rows.get(item_id)
             if row is None:
                 continue
@@ -96,7 +119,7 @@ class Retriever:
             packet = self._packet(row, score, router_ranks, deltas, provenance, criteria)
             if self._keep(packet, criteria):
                 packets.append(packet)
-        return pack(packets, criteria.max_tokens, criteria.top_k)
+        return packets
 
     def _provenance(self, conn: Any, delta_ids: list[str]) -> dict[str, list[str]]:
         """child -> parents for the deltas and their ancestors up to PROVENANCE_DEPTH."""

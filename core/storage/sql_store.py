@@ -320,29 +320,6 @@ class SQLStore:
             return [], np.zeros((0, 0), dtype=np.float32)
         return [r.id for r in rows], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in rows])
 
-    def episode_neighbours(
-        self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
-    ) -> dict[str, list[str]]:
-        """For each event, the previous and the next event of its episode (time order)."""
-        found: dict[str, list[str]] = {}
-        anchors = conn.execute(
-            select(events.c.id, events.c.tenant, events.c.episode_id, events.c.ts, events.c.seq).where(
-                events.c.id.in_(list(event_ids)), events.c.episode_id.is_not(None)
-            )
-        ).all()
-        for anchor in anchors:
-            same_episode = [events.c.tenant == anchor.tenant, events.c.episode_id == anchor.episode_id, *filters]
-            before = tuple_(events.c.ts, events.c.seq) < tuple_(literal(anchor.ts), literal(anchor.seq))
-            after = tuple_(events.c.ts, events.c.seq) > tuple_(literal(anchor.ts), literal(anchor.seq))
-            previous = conn.execute(
-                select(events.c.id).where(*same_episode, before).order_by(events.c.ts.desc(), events.c.seq.desc()).limit(1)
-            ).scalar()
-            following = conn.execute(
-                select(events.c.id).where(*same_episode, after).order_by(events.c.ts, events.c.seq).limit(1)
-            ).scalar()
-            found[anchor.id] = [e for e in (previous, following) if e is not None]
-        return found
-
     def linked_events(
         self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
     ) -> dict[str, list[str]]:

@@ -24,5 +24,7 @@ class BeliefRouter:
             event_id: sum(PENALTY.get(flag, 0) for flag in flags) + (namespace in ("unverified", "quarantine"))
             for event_id, (namespace, flags) in signals.items()
         }
+        if not any(doubts.values()):
+            return []  # nothing is doubted: no vote, rather than echoing stage one's order back
         order = sorted(range(len(seeds)), key=lambda i: (doubts.get(seeds[i], 0), i))
         return [(seeds[i], -float(doubts.get(seeds[i], 0))) for i in order]

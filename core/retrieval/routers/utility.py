@@ -24,5 +24,7 @@ class UtilityRouter:
         utility = {
             event_id: decayed_utility(value, set_at, now, self.decay_rate_per_hour) for event_id, (value, set_at) in raw.items()
         }
+        if len(set(utility.values())) <= 1:
+            return []  # nothing learned yet: no vote
         order = sorted(range(len(seeds)), key=lambda i: (-utility.get(seeds[i], 0.0), i))
         return [(seeds[i], utility.get(seeds[i], 0.0)) for i in order]
