@@ -136,13 +136,14 @@ class System:
 
 
 class DeltaCoreSystem(System):
-    name = "DeltaCore"
+    """DeltaCore's default read path (no options: the routers are chosen from each question)."""
 
-    def __init__(self, embedder: DocumentCache, folder: Path, **query_options: Any) -> None:
+    def __init__(self, embedder: DocumentCache, folder: Path, name: str = "DeltaCore", **settings: Any) -> None:
         from deltacore import DeltaCore
 
-        self.memory = DeltaCore.open(folder, embedder=embedder)
-        self.options = query_options
+        self.name = name
+        self.memory = DeltaCore.open(folder, embedder=embedder, **settings)
+        self.options: dict[str, Any] = {}
 
     def index(self, conv: Conversation) -> None:
         events = [
@@ -281,7 +282,7 @@ def evaluate(system: System, conversations: list[Conversation], progress: Callab
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/locomo", type=Path)
-    parser.add_argument("--json", type=Path, default=Path("docs/benchmarks/locomo.json"))
+    parser.add_argument("--json", type=Path, default=Path("docs/results/locomo.json"))
     parser.add_argument("--plot", type=Path, default=Path("docs/img/locomo_recall.png"))
     parser.add_argument("--conversations", nargs="*", help="only these (e.g. conv-26)")
     parser.add_argument("--systems", nargs="*", help="only these system names")
@@ -308,7 +309,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         vector = ChromaVectorSystem(embedder)
         bm25 = BM25System()
-        systems: list[System] = [vector, bm25, HybridSystem(bm25, vector), DeltaCoreSystem(embedder, Path(tmp) / "dc")]
+        systems: list[System] = [
+            vector,
+            bm25,
+            HybridSystem(bm25, vector),
+            DeltaCoreSystem(embedder, Path(tmp) / "dc"),
+            # Ablation: the same routers fused by reciprocal rank instead of normalised scores.
+            DeltaCoreSystem(embedder, Path(tmp) / "dc-rrf", name="DeltaCore (RRF fusion)", fusion="rrf"),
+        ]
         if args.systems:
             systems = [s for s in systems if s.name in args.systems or isinstance(s, (ChromaVectorSystem, BM25System))]
         for system in systems:

@@ -48,6 +48,9 @@ class DeltaCoreConfig(BaseModel):
     others write SQL and leave vectors in the outbox for it. ``refuse``: a second process fails."""
     candidate_pool: int = Field(default=50, ge=1)
     """How many candidates each router hands to fusion."""
+    hot_capacity: int = Field(default=4096, ge=0)
+    """Vectors the in-process HOT tier may hold; a tenant that fits is searched exactly in
+    process (no vector-index round trip). 0 disables it."""
     fusion: Literal["scores", "rrf"] = "scores"
     """How router results are combined: ``scores`` sums each router's min-max normalised scores
     (measured best, docs/benchmarks.md); ``rrf`` is weighted reciprocal-rank fusion."""

@@ -48,7 +48,7 @@ from deltacore.model import (
 )
 from deltacore.retrieval import Retriever
 from deltacore.retrieval.causal import causal_chain
-from deltacore.storage import ChromaIndex, OutboxApplier, SQLStore, VectorOwnership
+from deltacore.storage import ChromaIndex, HotTier, OutboxApplier, SQLStore, VectorOwnership
 from deltacore.storage.filters import event_filters
 from deltacore.storage.records import event_from_row
 from deltacore.storage.reindex import rebuild_index
@@ -74,6 +74,7 @@ class DeltaCore:
         self._applier: OutboxApplier | None = None
         self._ownership: VectorOwnership | None = None
         self._index_lock = threading.Lock()
+        self._hot = HotTier(config.hot_capacity)
         self._open_vector_index()
         self._pipeline = IngestPipeline(
             self._sql, Gateway(), extractor or RuleBasedExtractor(), self._embedder, self._tokens, config.max_text_chars
@@ -82,10 +83,11 @@ class DeltaCore:
             self._sql,
             self._current_index,
             self._embedder.embed_one,
-            config.candidate_pool,
-            config.rrf_k,
-            config.fusion,
-            config.decay_rate_per_hour,
+            candidate_pool=config.candidate_pool,
+            rrf_k=config.rrf_k,
+            fusion=config.fusion,
+            decay_rate_per_hour=config.decay_rate_per_hour,
+            hot=self._hot,
         )
         # Crash recovery: vector writes committed to the outbox but never applied are replayed now.
         self.apply_outbox()

@@ -28,7 +28,7 @@ from deltacore.retrieval.routers import (
     TemporalRouter,
     UtilityRouter,
 )
-from deltacore.storage import ChromaIndex, SQLStore
+from deltacore.storage import ChromaIndex, HotTier, SQLStore
 from deltacore.storage.filters import event_filters
 from deltacore.storage.records import delta_from_row
 
@@ -46,10 +46,12 @@ class Retriever:
         sql: SQLStore,
         index: Callable[[], ChromaIndex | None],
         embed_query: Callable[[str], np.ndarray],
+        *,
         candidate_pool: int,
         rrf_k: int,
         fusion: str,
         decay_rate_per_hour: float,
+        hot: HotTier | None = None,
     ) -> None:
         self._sql = sql
         self._index = index
@@ -60,6 +62,7 @@ class Retriever:
         else:
             self._fuse = normalized_score_fusion
         self._decay = decay_rate_per_hour
+        self._hot = hot
         self._routers: dict[str, Router] = {
             r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
         }
@@ -83,6 +86,7 @@ class Retriever:
                 limit=limit,
                 index=self._index(),
                 embed_query=self._embed_query,
+                hot=self._hot,
             )
             ranked = {name: self._routers[name].search(context) for name in weights if name in STAGE_ONE}
             stage_one = self._fuse(ranked, weights, depth=limit)

@@ -65,11 +65,23 @@ def _mentions_and_time(conn: Connection, dialect: str) -> None:
         conn.exec_driver_sql("ALTER TABLE dc_events ADD COLUMN has_time INTEGER NOT NULL DEFAULT 0")
 
 
+def _tenant_versions(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import tenants
+
+    tenants.create(conn, checkfirst=True)
+    conn.exec_driver_sql(
+        "INSERT INTO dc_tenants (tenant, events, version) "
+        "SELECT tenant, COUNT(*), 1 FROM dc_events GROUP BY tenant "
+        "ON CONFLICT (tenant) DO NOTHING"
+    )
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
     _tool_schemas_and_retrievals,
     _mentions_and_time,
+    _tenant_versions,
 ]
 
 

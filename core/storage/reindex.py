@@ -56,6 +56,6 @@ def reembed(
                 rows = list(conn.execute(select(*columns).where(events.c.id.in_(ids[start : start + batch_size]))))
             vectors = embed([text_of(event_from_row(row)) for row in rows])
             with sql.writer() as conn:
-                sql.update_embeddings(conn, [(row.id, v.astype(np.float32).tobytes()) for row, v in zip(rows, vectors)])
+                sql.update_embeddings(conn, tenant, [(row.id, v.astype(np.float32).tobytes()) for row, v in zip(rows, vectors)])
             done += len(rows)
     return done

@@ -32,6 +32,7 @@ from deltacore.storage.tables import (
     retrievals,
     store_meta,
     system_events,
+    tenants,
     tool_schemas,
 )
 
@@ -179,6 +180,10 @@ class SQLStore:
         ]
         if outbox_rows:
             conn.execute(insert(outbox), outbox_rows)
+            changes: dict[str, int] = {}
+            for row in outbox_rows:
+                changes[row["tenant"]] = changes.get(row["tenant"], 0) + 1
+            self._bump_tenants(conn, changes)
         return inserted
 
     def record_tool_schemas(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
@@ -305,6 +310,33 @@ class SQLStore:
                 statement = statement.where(tuple_(events.c.ts, events.c.seq) > tuple_(literal(anchor.ts), literal(anchor.seq)))
         return list(conn.execute(statement.order_by(events.c.ts, events.c.seq).limit(limit)))
 
+    def tenant_signature(self, conn: Connection, tenant: str) -> tuple[int, int]:
+        """(rows, change counter) of a tenant: changes with every insert and delete, from any process."""
+        row = conn.execute(select(tenants.c.events, tenants.c.version).where(tenants.c.tenant == tenant)).first()
+        return (int(row.events), int(row.version)) if row else (0, 0)
+
+    def _bump_tenants(self, conn: Connection, changes: dict[str, int]) -> None:
+        dialect_insert = sqlite.insert if self.dialect == "sqlite" else postgresql.insert
+        for tenant, delta in changes.items():
+            statement = dialect_insert(tenants).values(tenant=tenant, events=max(delta, 0), version=1)
+            statement = statement.on_conflict_do_update(
+                index_elements=["tenant"],
+                set_={"events": tenants.c.events + delta, "version": tenants.c.version + 1},
+            )
+            conn.execute(statement)
+
+    def tenant_vectors(self, conn: Connection, tenant: str, columns: Sequence[str]) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
+        """Every vector of a tenant with the metadata the hot tier filters on."""
+        rows = conn.execute(
+            select(events.c.id, events.c.embedding, *(events.c[name] for name in columns)).where(
+                events.c.tenant == tenant, events.c.embedding.is_not(None)
+            )
+        ).all()
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32), []
+        vectors = np.stack([np.frombuffer(row.embedding, dtype=np.float32) for row in rows])
+        return [row.id for row in rows], vectors, [{name: getattr(row, name) for name in columns} for row in rows]
+
     def embeddings_where(
         self, conn: Connection, filters: Sequence[ColumnElement[bool]], cap: int
     ) -> tuple[list[str], np.ndarray]:
@@ -421,13 +453,18 @@ class SQLStore:
             insert(outbox),
             [{"tenant": present[i].tenant, "event_id": i, "op": "delete", "created_at": now} for i in id_list],
         )
+        changes: dict[str, int] = {}
+        for event_id in id_list:
+            changes[present[event_id].tenant] = changes.get(present[event_id].tenant, 0) - 1
+        self._bump_tenants(conn, changes)
         return id_list, len(delta_ids), links
 
     # ---- maintenance --------------------------------------------------------------------------
 
-    def update_embeddings(self, conn: Connection, pairs: list[tuple[str, bytes]]) -> None:
+    def update_embeddings(self, conn: Connection, tenant: str, pairs: list[tuple[str, bytes]]) -> None:
         for event_id, blob in pairs:
             conn.execute(update(events).where(events.c.id == event_id).values(embedding=blob))
+        self._bump_tenants(conn, {tenant: 0})  # cached vectors of this tenant are now stale
 
     def counts(self, tenant: str | None = None) -> dict[str, Any]:
         with self.reader() as conn:

@@ -163,6 +163,15 @@ retrievals = Table(
 Index("ix_dc_retrievals_episode", retrievals.c.tenant, retrievals.c.episode_id)
 Index("ix_dc_retrievals_event", retrievals.c.event_id)
 
+tenants = Table(
+    "dc_tenants",
+    metadata,
+    Column("tenant", _SCOPE, primary_key=True),
+    Column("events", BigInteger, nullable=False),
+    Column("version", BigInteger, nullable=False, comment="bumped by every write or delete in the tenant"),
+    comment="per-tenant row count and change counter, kept in the write transaction (cache validation)",
+)
+
 system_events = Table(
     "dc_system_events",
     metadata,

@@ -11,7 +11,7 @@ from sqlalchemy import ColumnElement, Connection
 
 from deltacore.model import QueryCriteria
 from deltacore.retrieval.query_analysis import QueryAnalysis
-from deltacore.storage import ChromaIndex, SQLStore
+from deltacore.storage import ChromaIndex, HotTier, SQLStore
 
 Ranked = list[tuple[str, float]]
 """Event ids, best first, with the router's own score (higher is better)."""
@@ -30,6 +30,7 @@ class SearchContext:
     limit: int
     index: ChromaIndex | None
     embed_query: Callable[[str], np.ndarray]
+    hot: HotTier | None = None
     _vector: np.ndarray | None = field(default=None, repr=False)
 
     def query_vector(self) -> np.ndarray:

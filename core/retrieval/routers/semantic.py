@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,10 @@ class SemanticRouter:
 
 def semantic_search(context: SearchContext, limit: int, extra_where: Sequence[dict[str, Any]] = ()) -> Ranked:
     vector = context.query_vector()
+    if not extra_where:
+        hot = _hot_search(context, vector, limit)
+        if hot is not None:
+            return hot
     if context.index is not None:
         clauses = [*chroma_clauses(context.criteria), *extra_where]
         return context.index.query(context.criteria.tenant, vector, limit, chroma_where(clauses))
@@ -45,6 +49,57 @@ def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElemen
     """Nearest neighbours among the events matching SQL-only filters (an entity's events)."""
     ids, vectors = context.sql.embeddings_where(context.conn, [*context.filters, *extra_filters], SCAN_CAP)
     return top_by_cosine(ids, vectors, context.query_vector(), limit)
+
+
+# The metadata the hot tier keeps per vector to apply a query's scope in process.
+HOT_COLUMNS = ("agent_id", "user_id", "session_id", "episode_id", "kind", "namespace", "ts")
+
+
+def _hot_search(context: SearchContext, vector: np.ndarray, limit: int) -> Ranked | None:
+    """Exact search in the HOT tier when it holds the whole tenant; None = ask the warm tier."""
+    hot = context.hot
+    if hot is None or hot.capacity <= 0:
+        return None
+    tenant = context.criteria.tenant
+    signature = context.sql.tenant_signature(context.conn, tenant)
+    if signature[0] == 0 or signature[0] > hot.capacity:
+        return None
+    scope = hot.lookup(tenant, signature)
+    if scope is None:
+        ids, vectors, metadata = context.sql.tenant_vectors(context.conn, tenant, HOT_COLUMNS)
+        hot.load(tenant, signature, ids, vectors, metadata)
+        scope = hot.lookup(tenant, signature)
+        if scope is None:
+            return None
+    return hot.retrieve(scope, vector, limit, _predicate(context.criteria))
+
+
+def _predicate(criteria: QueryCriteria) -> Callable[[dict[str, Any]], bool]:
+    """The query's scope as a test on cached metadata; the same conditions as chroma_clauses."""
+    agents = set(criteria.agent_filter)
+    kinds = {k.value for k in criteria.kinds}
+    start, end = criteria.time_range or (None, None)
+    low = start.timestamp() if start is not None else None
+    high = end.timestamp() if end is not None else None
+
+    def keep(meta: dict[str, Any]) -> bool:
+        if agents and meta["agent_id"] not in agents:
+            return False
+        for name in ("user_id", "session_id", "episode_id"):
+            wanted = getattr(criteria, name)
+            if wanted is not None and meta[name] != wanted:
+                return False
+        if criteria.exclude_episode_id is not None and meta["episode_id"] == criteria.exclude_episode_id:
+            return False
+        if kinds and meta["kind"] not in kinds:
+            return False
+        if not criteria.include_quarantined and meta["namespace"] == Namespace.QUARANTINE.value:
+            return False
+        if low is not None and meta["ts"] < low:
+            return False
+        return high is None or meta["ts"] <= high
+
+    return keep
 
 
 def chroma_clauses(criteria: QueryCriteria) -> list[dict[str, Any]]:
