@@ -10,7 +10,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from deltacore.errors import ConfigurationError
+from deltacore.errors import ConfigurationError, first_validation_error
 
 DEFAULT_HALF_LIFE_HOURS = 24 * 30
 
@@ -111,9 +111,7 @@ class DeltaCoreConfig(BaseModel):
         try:
             return cls(**values)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "config"
-            raise ConfigurationError(field, first["msg"].removeprefix("Value error, ")) from exc
+            raise ConfigurationError(*first_validation_error(exc, "config")) from exc
 
     @classmethod
     def from_env(cls, prefix: str = "DELTACORE_", **overrides: Any) -> DeltaCoreConfig:

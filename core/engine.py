@@ -32,6 +32,7 @@ from deltacore.errors import (
     InvalidQueryError,
     NotFoundError,
     StoreLockedError,
+    first_validation_error,
 )
 from deltacore.gateway import Gateway
 from deltacore.governor import TokenCounter
@@ -357,9 +358,7 @@ def _build_criteria(fields: dict[str, Any]) -> QueryCriteria:
     try:
         return QueryCriteria(**fields)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(p) for p in error["loc"]) or "criteria"
-        raise InvalidQueryError(field, error["msg"].removeprefix("Value error, ")) from exc
+        raise InvalidQueryError(*first_validation_error(exc, "criteria")) from exc
 
 
 class AsyncDeltaCore:

@@ -62,6 +62,13 @@ class EmbedderMismatchError(ConfigurationError):
         )
 
 
+def first_validation_error(exc: Any, default_field: str) -> tuple[str, str]:
+    """(dotted field, message) of a pydantic ``ValidationError``'s first error."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"]) or default_field
+    return field, error["msg"].removeprefix("Value error, ")
+
+
 class InvalidEventError(DeltaCoreError, ValueError):
     """An event failed validation.
 

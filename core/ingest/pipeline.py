@@ -233,16 +233,20 @@ class IngestPipeline:
             event = c.event
             vector = vectors[event.id]
             ts = event.ts.timestamp()
+            # Events and their deltas carry the same scope, so a delete or forget finds both.
+            scope = {
+                "tenant": event.tenant,
+                "agent_id": event.agent_id,
+                "user_id": event.user_id,
+                "session_id": event.session_id,
+                "episode_id": event.episode_id,
+                "ts": ts,
+                "kind": event.kind.value,
+            }
             event_rows.append(
                 {
                     "id": event.id,
-                    "tenant": event.tenant,
-                    "agent_id": event.agent_id,
-                    "user_id": event.user_id,
-                    "session_id": event.session_id,
-                    "episode_id": event.episode_id,
-                    "ts": ts,
-                    "kind": event.kind.value,
+                    **scope,
                     "role": event.role,
                     "actor": event.actor,
                     "source": event.source,
@@ -270,13 +274,7 @@ class IngestPipeline:
                 {
                     "id": delta_id,
                     "event_id": event.id,
-                    "tenant": event.tenant,
-                    "agent_id": event.agent_id,
-                    "user_id": event.user_id,
-                    "session_id": event.session_id,
-                    "episode_id": event.episode_id,
-                    "ts": ts,
-                    "kind": event.kind.value,
+                    **scope,
                     "trigger": draft.trigger,
                     "action": draft.action,
                     "result": draft.result,

@@ -261,19 +261,16 @@ class SQLStore:
         return found
 
     def parents_of(self, conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for chunk in _chunks(list(delta_ids), 500):
-            statement = select(delta_links.c.child_id, delta_links.c.parent_id).where(delta_links.c.child_id.in_(chunk))
-            for child, parent in conn.execute(statement):
-                found.setdefault(child, []).append(parent)
-        return found
+        return self._links(conn, delta_ids, delta_links.c.child_id, delta_links.c.parent_id)
 
     def children_of(self, conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[str]]:
+        return self._links(conn, delta_ids, delta_links.c.parent_id, delta_links.c.child_id)
+
+    def _links(self, conn: Connection, delta_ids: Sequence[str], near: Any, far: Any) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         for chunk in _chunks(list(delta_ids), 500):
-            statement = select(delta_links.c.parent_id, delta_links.c.child_id).where(delta_links.c.parent_id.in_(chunk))
-            for parent, child in conn.execute(statement):
-                found.setdefault(parent, []).append(child)
+            for node, other in conn.execute(select(near, far).where(near.in_(chunk))):
+                found.setdefault(node, []).append(other)
         return found
 
     def recent_event_ids(
