@@ -69,7 +69,7 @@ def normalized_score_fusion(
     its last item is not pushed down to nothing. A router whose scores are all equal gives each
     of its items the full weight.
 
-    >>> [d for d, _, _ in normalized_score_fusion({"a": [("x", 9.0), ("y", 1.0)], "b": [("y", .2)]})]
+    >>> [d for d, _, _ in normalized_score_fusion({"a": [("x", 9.0), ("y", 8.0)], "b": [("y", .2)]}, depth=50)]
     ['y', 'x']
     """
 
