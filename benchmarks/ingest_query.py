@@ -45,8 +45,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from tqdm import tqdm
+# numpy's OpenBLAS keeps its idle worker threads spinning for a while after each call. On a
+# 2-core machine they then take the cores away from whatever runs next (torch's MiniLM threads,
+# Chroma, SQLite): interleaved, a MiniLM query embedding went from ~16 ms to ~125 ms. The
+# brute-force matrix-vector product is memory-bound anyway, so give numpy one BLAS thread.
+# (Must be set before numpy is imported; torch keeps its own thread pool.)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "ingest_query.json"
@@ -514,6 +521,8 @@ def run_case(
                     ingest_one(system, chunk)
                 if b % 20 == 0 and (value := loadavg()) is not None:
                     load.append(value)
+        # Snapshot the embedder time now: DeltaCore embeds its queries with the same object.
+        ingest_embed = {s.name: s.timed.seconds for s in systems}
         for system in systems:
             system.finish_ingest()
 
@@ -559,7 +568,7 @@ def run_case(
                 result.ingest_seconds = wall[name]
                 result.ingest_cpu_seconds = cpu[name]
                 result.ingest_events_per_s = len(events) / wall[name]
-                result.ingest_embed_seconds = system.timed.seconds
+                result.ingest_embed_seconds = ingest_embed[name]
                 result.stored = system.stored()
                 if result.stored != len(events):
                     result.notes.append(f"only {result.stored} of {len(events)} stored")
@@ -783,6 +792,23 @@ def versions() -> dict[str, str]:
     return found
 
 
+def code_version() -> dict[str, Any]:
+    """The commit measured, and whether core/ differed from it (another engineer edits it)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {
+        "commit": git("rev-parse", "HEAD"),
+        "commit_subject": git("log", "-1", "--format=%s"),
+        "core_dirty": bool(git("status", "--porcelain", "--", "core")),
+    }
+
+
 def machine() -> dict[str, Any]:
     cpu = platform.processor() or ""
     with contextlib.suppress(OSError):
@@ -857,6 +883,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     for embedder, size in skipped:
         print(f"skipping {embedder} at {size:,} (above --minilm-max-size {args.minilm_max_size:,})", file=sys.stderr)
+    # Import the engine now, so the whole run measures the code as it was at the start.
+    import deltacore  # noqa: F401
+    from deltacore import DeltaCore  # noqa: F401
+
+    code = code_version()
     questions = make_questions(args.queries, args.seed)
     warmups = make_questions(args.warmup, args.seed + 1)
     results: list[Result] = []
@@ -897,6 +928,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "duration_s": round(time.time() - started, 1),
         "machine": machine(),
         "versions": versions(),
+        "code": code,
         "settings": {
             "sizes": sorted(args.sizes),
             "embedders": args.embedders,

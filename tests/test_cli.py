@@ -237,7 +237,7 @@ def test_unknown_router_is_a_caller_error(filled) -> None:
     code, out, err = filled("query", "api", "--router", "telepathy")
 
     assert code == 2
-    assert "deltacore: error: routers: unknown router 'telepathy'" in err
+    assert "deltacore: error: routers: unknown router or preset 'telepathy'" in err
     assert "Traceback" not in err
 
 

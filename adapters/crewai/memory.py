@@ -33,7 +33,8 @@ from deltacore.adapters.crewai.storage import DeltaCoreStorage
 from deltacore.model import Channel
 
 LLM_FREE_SETTINGS: dict[str, Any] = {
-    "consolidation_threshold": 1.0,  # never ask an LLM to merge near-duplicates
+    # Never ask an LLM to merge near-duplicates: the storage reports scores below 1.
+    "consolidation_threshold": 1.0,
     "exploration_budget": 0,  # never ask an LLM to explore deeper during recall
     "query_analysis_threshold": 10**9,  # never ask an LLM to plan sub-queries
     "semantic_weight": 1.0,  # DeltaCore's fused score is the ranking...

@@ -347,8 +347,11 @@ class DeltaCoreStorage:
         results = []
         for packet in packets:
             record = event_to_record(packet, content=format_packet(packet), **{PACKET_META: packet_metadata(packet)})
-            if packet.score >= min_score and _matches(record, categories, metadata_filter):
-                results.append((record, packet.score))
+            # CrewAI reads scores as similarities in [0, 1]; DeltaCore's fused relevance is not
+            # bounded, so map it monotonically into [0, 1) (the ranking is unchanged).
+            similarity = packet.score / (1.0 + packet.score) if packet.score > 0 else 0.0
+            if similarity >= min_score and _matches(record, categories, metadata_filter):
+                results.append((record, similarity))
         return results[:limit]
 
     def get_record(self, record_id: str) -> MemoryRecord | None:
