@@ -48,6 +48,11 @@ class DeltaCoreConfig(BaseModel):
     others write SQL and leave vectors in the outbox for it. ``refuse``: a second process fails."""
     candidate_pool: int = Field(default=50, ge=1)
     """How many candidates each router hands to fusion."""
+    reranker: Any = None
+    """Optional re-ranking stage: an object with ``rerank(query, packets) -> packets`` that
+    reorders the best ``rerank_depth`` candidates (``deltacore.retrieval.rerank``)."""
+    rerank_depth: int = Field(default=50, ge=1)
+    """How many fused candidates the re-ranker sees."""
     hot_capacity: int = Field(default=4096, ge=0)
     """Vectors the in-process HOT tier may hold; a tenant that fits is searched exactly in
     process (no vector-index round trip). 0 disables it."""

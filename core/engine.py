@@ -89,6 +89,8 @@ class DeltaCore:
             fusion=config.fusion,
             decay_rate_per_hour=config.decay_rate_per_hour,
             hot=self._hot,
+            reranker=config.reranker,
+            rerank_depth=config.rerank_depth,
         )
         # Crash recovery: vector writes committed to the outbox but never applied are replayed now.
         self.apply_outbox()

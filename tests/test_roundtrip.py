@@ -155,3 +155,27 @@ def test_dedupe_key_keeps_same_text_items_apart(memory):
 def test_embed_uses_the_store_embedder(memory):
     vectors = memory.embed(["alpha", "beta"])
     assert vectors.shape[0] == 2 and memory.stats().embedder.startswith("deltacore-fake")
+
+
+def test_an_optional_reranker_reorders_the_best_candidates(backend):
+    class OverlapThenDetail:
+        """A stand-in for a local cross-encoder: words in common, then the more detailed memory."""
+
+        def __init__(self):
+            self.seen: list[str] = []
+
+        def rerank(self, query, packets):
+            self.seen = [p.id for p in packets]
+            words = set(query.split())
+            return sorted(packets, key=lambda p: (-len(words & set(p.text.split())), -len(p.text)))
+
+    reranker = OverlapThenDetail()
+    with backend.open(reranker=reranker) as memory:
+        memory.ingest([
+            {"id": "short", "text": "deploy failed"},
+            {"id": "long", "text": "deploy failed because schema migration 42 was missing on the primary"},
+            {"id": "other", "text": "the cafeteria opens at nine"},
+        ])
+        packets = memory.query("deploy failed", top_k=2)
+        assert [p.id for p in packets] == ["long", "short"]
+        assert set(reranker.seen) >= {"short", "long"}

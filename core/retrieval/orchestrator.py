@@ -15,6 +15,7 @@ from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_
 from deltacore.retrieval.packing import pack
 from deltacore.retrieval.presets import STAGE_ONE, STAGE_TWO, choose_routers
 from deltacore.retrieval.query_analysis import analyze
+from deltacore.retrieval.rerank import Reranker, apply_reranker
 from deltacore.retrieval.routers import (
     BeliefRouter,
     CausalRouter,
@@ -52,6 +53,8 @@ class Retriever:
         fusion: str,
         decay_rate_per_hour: float,
         hot: HotTier | None = None,
+        reranker: Reranker | None = None,
+        rerank_depth: int = 50,
     ) -> None:
         self._sql = sql
         self._index = index
@@ -63,6 +66,8 @@ class Retriever:
             self._fuse = normalized_score_fusion
         self._decay = decay_rate_per_hour
         self._hot = hot
+        self._reranker = reranker
+        self._rerank_depth = rerank_depth
         self._routers: dict[str, Router] = {
             r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
         }
@@ -97,7 +102,7 @@ class Retriever:
             fused = self._fuse(ranked, weights, depth=limit)
             # Build packets best first, only as many as the answer can use: all top_k when there
             # is no budget, else the pool the budget chooses from.
-            wanted = criteria.top_k if criteria.max_tokens is None else limit * 2
+            wanted = criteria.top_k if criteria.max_tokens is None and self._reranker is None else limit * 2
             packets: list[MemoryPacket] = []
             position = 0
             while len(packets) < wanted and position < len(fused):
@@ -105,6 +110,8 @@ class Retriever:
                 position += len(chunk)
                 packets.extend(self._packets(conn, chunk, context, criteria, now))
             packets = packets[:wanted]
+        if self._reranker is not None and criteria.text:
+            packets = apply_reranker(self._reranker, criteria.text, packets, self._rerank_depth)
         return pack(packets, criteria.max_tokens, criteria.top_k)
 
     def _packets(
