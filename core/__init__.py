@@ -36,6 +36,7 @@ from deltacore.errors import (
 from deltacore.model import (
     CausalChain,
     Channel,
+    CreditUpdate,
     DeleteResult,
     Delta,
     Event,
@@ -44,8 +45,10 @@ from deltacore.model import (
     MemoryFlag,
     MemoryPacket,
     Namespace,
+    OutcomeReport,
     QueryCriteria,
     Rejection,
+    ReviewItem,
     StoreStats,
 )
 
@@ -63,6 +66,7 @@ __all__ = [
     "CompressionLimit",
     "ConfigurationError",
     "ConsolidationTimeout",
+    "CreditUpdate",
     "DeleteResult",
     "Delta",
     "DeltaCore",
@@ -84,9 +88,11 @@ __all__ = [
     "MissingExtraError",
     "Namespace",
     "NotFoundError",
+    "OutcomeReport",
     "PoisonDetected",
     "QueryCriteria",
     "Rejection",
+    "ReviewItem",
     "SchemaDrift",
     "StoreLockedError",
     "StoreStats",

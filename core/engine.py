@@ -16,7 +16,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor, RuleBasedExtractor
+from deltacore.delta.outcomes import Learner
 from deltacore.embedding import default_embedder, embed_texts
 from deltacore.embedding.guard import CheckedEmbedder
 from deltacore.errors import (
@@ -44,7 +45,9 @@ from deltacore.model import (
     Event,
     IngestResult,
     MemoryPacket,
+    OutcomeReport,
     QueryCriteria,
+    ReviewItem,
     StoreStats,
 )
 from deltacore.retrieval import Retriever
@@ -92,6 +95,7 @@ class DeltaCore:
             reranker=config.reranker,
             rerank_depth=config.rerank_depth,
         )
+        self._learner = Learner(self._sql, config.decay_rate_per_hour)
         # Crash recovery: vector writes committed to the outbox but never applied are replayed now.
         self.apply_outbox()
 
@@ -287,6 +291,39 @@ class DeltaCore:
         """Every schema each tool was seen with (``tool_schema`` on events), oldest first."""
         return self._sql.tool_schemas(tenant, tool_name)
 
+    # ---- learning from outcomes ---------------------------------------------------------------
+
+    def record_outcome(
+        self,
+        episode_id: str,
+        reward: float,
+        *,
+        tenant: str = "default",
+        necessary: Collection[str] | None = None,
+    ) -> OutcomeReport:
+        """Learn from how an episode ended: ``reward`` in [-1, 1] (-1 failure, +1 success).
+
+        Credit goes to each step (temporal decay, more for the steps the outcome causally
+        depended on, a floor for ``necessary`` ones — event or delta ids, or events with
+        ``meta["necessary"] = True``) and to the memories retrieved during the episode; each
+        delta's utility moves toward the outcome, with the update kept in its history. A delta
+        whose utility oscillates is flagged ``unstable`` and queued for review."""
+        return self._learner.record_outcome(episode_id, reward, tenant, necessary)
+
+    def feedback(self, event_id: str, reward: float, *, tenant: str | None = None) -> OutcomeReport:
+        """Feedback on one step (``reward`` in [-1, 1]): its delta learns with full weight."""
+        return self._learner.feedback(event_id, reward, tenant)
+
+    def review_queue(self, *, tenant: str | None = "default", include_resolved: bool = False) -> list[ReviewItem]:
+        """Items waiting for a person (UNSTABLE utilities …), oldest first; ``tenant=None``
+        lists every tenant's."""
+        return self._learner.review_queue(tenant, include_resolved)
+
+    def resolve_review(self, item_id: int, resolution: str) -> ReviewItem:
+        """Close a review item with a note (``"keep"``, ``"delete"`` …). Resolving an UNSTABLE
+        item clears the delta's ``unstable`` flag."""
+        return self._learner.resolve(item_id, resolution)
+
     # ---- delete and maintenance -------------------------------------------------------------
 
     def delete(
@@ -411,6 +448,18 @@ class AsyncDeltaCore:
 
     async def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
         return await self._run("query_causal", node_id, depth, direction)
+
+    async def record_outcome(self, episode_id: str, reward: float, **fields: Any) -> OutcomeReport:
+        return await self._run("record_outcome", episode_id, reward, **fields)
+
+    async def feedback(self, event_id: str, reward: float, **fields: Any) -> OutcomeReport:
+        return await self._run("feedback", event_id, reward, **fields)
+
+    async def review_queue(self, **fields: Any) -> list[ReviewItem]:
+        return await self._run("review_queue", **fields)
+
+    async def resolve_review(self, item_id: int, resolution: str) -> ReviewItem:
+        return await self._run("resolve_review", item_id, resolution)
 
     async def delete(self, event_ids: Sequence[str] | None = None, **selectors: Any) -> DeleteResult:
         return await self._run("delete", event_ids, **selectors)

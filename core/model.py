@@ -350,3 +350,69 @@ class StoreStats(BaseModel):
     backend: str
     vector_backend: str
     embedder: str | None
+
+
+class CreditUpdate(BaseModel):
+    """How one outcome or feedback moved one delta's utility."""
+
+    model_config = ConfigDict(frozen=True)
+
+    delta_id: str
+    event_id: str
+    index: int | None
+    """The step's position in the episode (0 = first); None for a memory retrieved during it."""
+    weight: float
+    """Credit weight in [0, 1] (the terminal step has 1; see ``deltacore.delta.credit``)."""
+    credit: float
+    """``reward · weight``."""
+    share: float
+    """Fraction of the episode's credit (0 for retrieved memories, which are outside it)."""
+    on_path: bool
+    """The outcome depended on this step (causal ancestor of the terminal step)."""
+    necessary: bool
+    predicted: float
+    """Utility before the update (decayed to now)."""
+    utility: float
+    """Utility after the update."""
+    step: float
+    """Signed change of utility (the gradient kept in the history)."""
+    unstable: bool = False
+    """This update made the delta's utility oscillate: flagged and queued for review."""
+
+
+class OutcomeReport(BaseModel):
+    """What :meth:`DeltaCore.record_outcome` (or ``feedback``) learned."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    episode_id: str | None
+    reward: float
+    updates: list[CreditUpdate]
+    """Episode steps in order, then retrieved memories."""
+    review_items: list[int] = Field(default_factory=list)
+    """Review queue items opened by this outcome (UNSTABLE deltas)."""
+
+    def update_for(self, event_id: str) -> CreditUpdate:
+        """The update of one event's delta."""
+        for item in self.updates:
+            if item.event_id == event_id:
+                return item
+        raise KeyError(event_id)
+
+
+class ReviewItem(BaseModel):
+    """Something that needs a person: an UNSTABLE utility, a failed migration, …"""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    tenant: str
+    kind: str
+    delta_id: str | None = None
+    event_id: str | None = None
+    reason: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+    created: datetime
+    resolved_at: datetime | None = None
+    resolution: str | None = None

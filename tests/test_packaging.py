@@ -45,17 +45,18 @@ def test_importing_deltacore_imports_no_framework():
 PUBLIC_API = [
     "AsyncDeltaCore", "BackendError", "BackendUnavailableError", "BeliefStale", "CausalChain", "Channel",
     "ChromaEmbedder", "CircularCausalChain", "CompressionLimit", "ConfigurationError", "ConsolidationTimeout",
-    "DeleteResult", "Delta", "DeltaCore", "DeltaCoreConfig", "DeltaCoreError", "DistributionShift", "Embedder",
+    "CreditUpdate", "DeleteResult", "Delta", "DeltaCore", "DeltaCoreConfig", "DeltaCoreError", "DistributionShift", "Embedder",
     "EmbedderMismatchError",
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
-    "NotFoundError", "PoisonDetected", "QueryCriteria", "Rejection", "SchemaDrift", "StoreLockedError",
+    "NotFoundError", "OutcomeReport", "PoisonDetected", "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "StoreLockedError",
     "StoreStats", "TemporalContradiction", "__version__",
 ]
 
 ENGINE_METHODS = [
-    "add", "apply_outbox", "close", "delete", "embed", "events", "get", "ingest", "open", "owns_vector_index", "query",
-    "query_causal", "record_retrieval", "reindex", "retrievals", "stats", "system_events", "tool_schemas",
+    "add", "apply_outbox", "close", "delete", "embed", "events", "feedback", "get", "ingest", "open", "owns_vector_index",
+    "query", "query_causal", "record_outcome", "record_retrieval", "reindex", "resolve_review", "retrievals", "review_queue",
+    "stats", "system_events", "tool_schemas",
 ]
 
 

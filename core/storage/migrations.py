@@ -76,12 +76,20 @@ def _tenant_versions(conn: Connection, dialect: str) -> None:
     )
 
 
+def _learning(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import review_queue, utility_updates
+
+    utility_updates.create(conn, checkfirst=True)
+    review_queue.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
     _tool_schemas_and_retrievals,
     _mentions_and_time,
     _tenant_versions,
+    _learning,
 ]
 
 

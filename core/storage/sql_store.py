@@ -30,6 +30,7 @@ from deltacore.storage.tables import (
     mentions,
     outbox,
     retrievals,
+    review_queue,
     store_meta,
     system_events,
     tenants,
@@ -439,6 +440,7 @@ class SQLStore:
                     delta_links.c.child_id.in_(chunk) | delta_links.c.parent_id.in_(chunk)
                 )
             ).rowcount
+            conn.execute(delete(review_queue).where(review_queue.c.delta_id.in_(chunk)))
             conn.execute(delete(deltas).where(deltas.c.id.in_(chunk)))
         now = time.time()
         for chunk in _chunks(id_list, 500):

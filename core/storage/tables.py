@@ -188,3 +188,39 @@ store_meta = Table(
     Column("key", String(128), primary_key=True),
     Column("value", Text, nullable=False),
 )
+
+utility_updates = Table(
+    "dc_utility_updates",
+    metadata,
+    Column("id", _SEQ, primary_key=True, autoincrement=True),
+    Column("delta_id", _ID, ForeignKey("dc_deltas.id", ondelete="CASCADE"), nullable=False),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("episode_id", _SCOPE),
+    Column("source", String(16), nullable=False, comment="outcome | feedback | retrieval"),
+    Column("ts", Float, nullable=False),
+    Column("reward", Float, nullable=False, comment="in [-1, 1]"),
+    Column("credit", Float, nullable=False, comment="credit weight in [0, 1] this delta earned"),
+    Column("predicted", Float, nullable=False, comment="utility before the update (decayed to ts)"),
+    Column("new_utility", Float, nullable=False),
+    Column("step", Float, nullable=False, comment="signed change: the gradient history"),
+    comment="every utility update of a delta, oldest first: the learning history",
+)
+Index("ix_dc_utility_updates_delta", utility_updates.c.delta_id, utility_updates.c.id)
+
+review_queue = Table(
+    "dc_review_queue",
+    metadata,
+    Column("id", _SEQ, primary_key=True, autoincrement=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("kind", String(32), nullable=False, comment="UNSTABLE, …"),
+    Column("delta_id", _ID),
+    Column("event_id", _ID),
+    Column("reason", Text, nullable=False),
+    Column("payload", JSON, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("resolved_at", Float),
+    Column("resolution", Text),
+    comment="items waiting for a person: oscillating utilities, failed migrations, …",
+)
+Index("ix_dc_review_queue_open", review_queue.c.tenant, review_queue.c.resolved_at)
+Index("ix_dc_review_queue_delta", review_queue.c.delta_id)
