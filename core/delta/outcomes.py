@@ -1,0 +1,210 @@
+"""The learning loop: an outcome (or a step's feedback) → credit per step → utility updates,
+history rows, UNSTABLE flags and review items, all in one transaction.
+
+The arithmetic lives in :mod:`deltacore.delta.credit` and :mod:`deltacore.delta.learning`; this
+module reads an episode from storage, applies them and writes the result back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from deltacore.delta import credit as credit_rules
+from deltacore.delta import learning
+from deltacore.delta.utility import decayed_utility
+from deltacore.errors import InvalidQueryError, NotFoundError
+from deltacore.model import CreditUpdate, OutcomeReport, ReviewItem
+from deltacore.storage import learning_store as store
+from deltacore.storage.sql_store import SQLStore
+
+UNSTABLE = "unstable"
+RETRIEVAL_WEIGHT = 0.5
+"""Credit weight of a memory handed to the agent during the episode (``record_retrieval``)."""
+
+
+@dataclass(frozen=True)
+class LearningSettings:
+    lam: float = credit_rules.DEFAULT_LAMBDA
+    causal_boost: float = credit_rules.CAUSAL_BOOST
+    necessary_floor: float = credit_rules.NECESSARY_FLOOR
+    min_weight: float = credit_rules.MIN_WEIGHT
+    alpha: float = learning.ALPHA
+    retrieval_weight: float = RETRIEVAL_WEIGHT
+
+
+class Learner:
+    def __init__(self, sql: SQLStore, decay_rate_per_hour: float, settings: LearningSettings | None = None) -> None:
+        self._sql = sql
+        self._decay = decay_rate_per_hour
+        self.settings = settings or LearningSettings()
+
+    def record_outcome(
+        self, episode_id: str, reward: float, tenant: str, necessary: Collection[str] | None = None
+    ) -> OutcomeReport:
+        _check_reward(reward)
+        s = self.settings
+        forced = set(necessary or ())
+        with self._sql.writer() as conn:
+            rows = store.episode_steps(conn, tenant, episode_id)
+            if not rows:
+                raise NotFoundError(f"no events of episode {episode_id!r} in tenant {tenant!r}")
+            ids = [row.delta_id for row in rows]
+            event_of = {row.delta_id: row.event_id for row in rows}
+            data = credit_rules.data_dependencies(
+                [{"id": row.delta_id, "kind": row.kind, "text": row.text, "tool_args": row.tool_args} for row in rows]
+            )
+            parents = credit_rules.causal_parents(store.links_of(conn, ids), data)
+            steps = [credit_rules.Step(row.delta_id, parents.get(row.delta_id, ())) for row in rows]
+            on_path = set(credit_rules.causal_hops(steps))
+            needed = credit_rules.consumed_by_path(data, on_path)
+            steps = [
+                credit_rules.Step(
+                    row.delta_id,
+                    step.parents,
+                    necessary=(
+                        step.id in needed
+                        or row.event_id in forced
+                        or row.delta_id in forced
+                        or (row.meta or {}).get("necessary") is True
+                    ),
+                )
+                for row, step in zip(rows, steps)
+            ]
+            credits = credit_rules.assign_credit(
+                steps, reward, lam=s.lam, causal_boost=s.causal_boost, necessary_floor=s.necessary_floor, min_weight=s.min_weight
+            )
+            now = time.time()
+            updates: list[CreditUpdate] = []
+            opened: list[int] = []
+            for row, c in zip(rows, credits):
+                update, item = self._update(conn, row, tenant, episode_id, "outcome", reward, c.weight, now)
+                updates.append(update.model_copy(update={"index": c.index, "share": c.share, "on_path": c.on_path, "necessary": c.necessary}))
+                opened.extend(item)
+            episode_events = set(event_of.values())
+            retrieved = [e for e in store.retrieved_in_episode(conn, tenant, episode_id) if e not in episode_events]
+            if s.retrieval_weight > 0:
+                for row in store.event_deltas(conn, retrieved, tenant):
+                    update, item = self._update(conn, row, tenant, episode_id, "retrieval", reward, s.retrieval_weight, now)
+                    updates.append(update)
+                    opened.extend(item)
+        return OutcomeReport(tenant=tenant, episode_id=episode_id, reward=reward, updates=updates, review_items=opened)
+
+    def feedback(self, event_id: str, reward: float, tenant: str | None) -> OutcomeReport:
+        """Direct feedback on one step: its delta learns with full weight."""
+        _check_reward(reward)
+        with self._sql.writer() as conn:
+            rows = store.event_deltas(conn, [event_id], tenant)
+            if not rows:
+                raise NotFoundError(f"no event with id {event_id!r}" + (f" in tenant {tenant!r}" if tenant else ""))
+            row = rows[0]
+            update, opened = self._update(conn, row, row.tenant, row.episode_id, "feedback", reward, 1.0, time.time())
+        return OutcomeReport(tenant=row.tenant, episode_id=row.episode_id, reward=reward, updates=[update], review_items=opened)
+
+    def _update(
+        self, conn: Any, row: Any, tenant: str, episode_id: str | None, source: str, reward: float, weight: float, now: float
+    ) -> tuple[CreditUpdate, list[int]]:
+        predicted = decayed_utility(row.utility, row.utility_ts, now, self._decay)
+        new, step = learning.update_utility(predicted, reward=reward, weight=weight, alpha=self.settings.alpha)
+        history = store.recent_steps(conn, row.delta_id, learning.OSCILLATION_WINDOW - 1) + [step]
+        flags = list(row.conflict_flags or ())
+        opened: list[int] = []
+        unstable = learning.is_oscillating(history)
+        if unstable:
+            if UNSTABLE not in flags:
+                flags.append(UNSTABLE)
+            if store.open_item(conn, "UNSTABLE", row.delta_id) is None:
+                opened.append(
+                    store.enqueue(
+                        conn,
+                        tenant,
+                        "UNSTABLE",
+                        f"utility oscillates: {learning.sign_flips(history)} sign flips in the last {len(history)} updates",
+                        {"steps": history, "utility": new},
+                        delta_id=row.delta_id,
+                        event_id=row.event_id,
+                    )
+                )
+        credit_value = reward * weight
+        store.apply_update(
+            conn,
+            {
+                "delta_id": row.delta_id,
+                "tenant": tenant,
+                "episode_id": episode_id,
+                "source": source,
+                "ts": now,
+                "reward": reward,
+                "credit": weight,
+                "predicted": predicted,
+                "new_utility": new,
+                "step": step,
+            },
+            (row.credit or 0.0) + credit_value,
+            flags,
+        )
+        update = CreditUpdate(
+            delta_id=row.delta_id,
+            event_id=row.event_id,
+            index=None,
+            weight=weight,
+            credit=credit_value,
+            share=0.0,
+            on_path=False,
+            necessary=False,
+            predicted=predicted,
+            utility=new,
+            step=step,
+            unstable=unstable,
+        )
+        return update, opened
+
+    def review_queue(self, tenant: str | None, include_resolved: bool) -> list[ReviewItem]:
+        with self._sql.reader() as conn:
+            return [_item(row) for row in store.review_items(conn, tenant, include_resolved)]
+
+    def resolve(self, item_id: int, resolution: str) -> ReviewItem:
+        """Close an item. Resolving an UNSTABLE item clears the delta's ``unstable`` flag, and
+        its oscillation window restarts from the resolution."""
+        if not resolution or not resolution.strip():
+            raise InvalidQueryError("resolution", "say how the item was resolved")
+        with self._sql.writer() as conn:
+            item = store.review_item(conn, item_id)
+            if item is None:
+                raise NotFoundError(f"no review item {item_id!r}")
+            if item["resolved_at"] is not None:
+                raise InvalidQueryError("item_id", f"review item {item_id} is already resolved")
+            store.resolve_item(conn, item_id, resolution)
+            if item["kind"] == "UNSTABLE" and item["delta_id"]:
+                flags = store.delta_flags(conn, item["delta_id"])
+                if flags is not None and UNSTABLE in flags:
+                    store.set_delta_flags(conn, item["delta_id"], [f for f in flags if f != UNSTABLE])
+            item = store.review_item(conn, item_id)
+        assert item is not None
+        return _item(item)
+
+
+def _check_reward(reward: float) -> None:
+    if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not -1.0 <= reward <= 1.0:
+        raise InvalidQueryError("reward", f"must be a number in [-1, 1], got {reward!r}")
+
+
+def _item(row: dict[str, Any]) -> ReviewItem:
+    def when(value: float | None) -> datetime | None:
+        return None if value is None else datetime.fromtimestamp(value, timezone.utc)
+
+    return ReviewItem(
+        id=row["id"],
+        tenant=row["tenant"],
+        kind=row["kind"],
+        delta_id=row["delta_id"],
+        event_id=row["event_id"],
+        reason=row["reason"],
+        payload=row["payload"] or {},
+        created=when(row["created"]),
+        resolved_at=when(row["resolved_at"]),
+        resolution=row["resolution"],
+    )

@@ -1,0 +1,158 @@
+"""SQL statements of outcome learning: an episode's steps, utility updates with their history,
+and the review queue. Every update of ``dc_deltas`` and its history rows go in the caller's one
+transaction (``SQLStore.writer()``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from deltacore.storage.tables import delta_links, deltas, events, retrievals, review_queue, utility_updates
+
+
+def episode_steps(conn: Connection, tenant: str, episode_id: str) -> list[Any]:
+    """The episode's events joined with their deltas, in time order (ts, then insertion)."""
+    statement = (
+        select(
+            events.c.id.label("event_id"),
+            events.c.kind,
+            events.c.text,
+            events.c.tool_args,
+            events.c.meta,
+            events.c.episode_id,
+            deltas.c.id.label("delta_id"),
+            deltas.c.utility,
+            deltas.c.utility_ts,
+            deltas.c.credit,
+            deltas.c.conflict_flags,
+        )
+        .join(deltas, deltas.c.event_id == events.c.id)
+        .where(events.c.tenant == tenant, events.c.episode_id == episode_id)
+        .order_by(events.c.ts, events.c.seq)
+    )
+    return list(conn.execute(statement))
+
+
+def event_deltas(conn: Connection, event_ids: Sequence[str], tenant: str | None = None) -> list[Any]:
+    """Deltas of the given events (same columns as :func:`episode_steps`), in the given order."""
+    if not event_ids:
+        return []
+    statement = (
+        select(
+            events.c.id.label("event_id"),
+            events.c.tenant,
+            events.c.episode_id,
+            deltas.c.id.label("delta_id"),
+            deltas.c.utility,
+            deltas.c.utility_ts,
+            deltas.c.credit,
+            deltas.c.conflict_flags,
+        )
+        .join(deltas, deltas.c.event_id == events.c.id)
+        .where(events.c.id.in_(list(event_ids)))
+    )
+    if tenant is not None:
+        statement = statement.where(events.c.tenant == tenant)
+    rows = {row.event_id: row for row in conn.execute(statement)}
+    return [rows[event_id] for event_id in event_ids if event_id in rows]
+
+
+def links_of(conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """``child -> [(parent, relation)]`` for the given children."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    ids = list(delta_ids)
+    for start in range(0, len(ids), 500):
+        statement = select(delta_links.c.child_id, delta_links.c.parent_id, delta_links.c.relation).where(
+            delta_links.c.child_id.in_(ids[start : start + 500])
+        )
+        for child, parent, relation in conn.execute(statement):
+            found.setdefault(child, []).append((parent, relation))
+    return found
+
+
+def retrieved_in_episode(conn: Connection, tenant: str, episode_id: str) -> list[str]:
+    """Event ids handed to the agent during the episode, first retrieval first, once each."""
+    statement = (
+        select(retrievals.c.event_id)
+        .where(retrievals.c.tenant == tenant, retrievals.c.episode_id == episode_id)
+        .order_by(retrievals.c.id)
+    )
+    return list(dict.fromkeys(conn.execute(statement).scalars()))
+
+
+def recent_steps(conn: Connection, delta_id: str, limit: int) -> list[float]:
+    """The last ``limit`` update steps of a delta since its last resolved UNSTABLE review
+    (a reviewer's decision starts a fresh window), oldest first."""
+    since = conn.execute(
+        select(func.max(review_queue.c.resolved_at)).where(
+            review_queue.c.delta_id == delta_id, review_queue.c.kind == "UNSTABLE"
+        )
+    ).scalar_one_or_none()
+    statement = select(utility_updates.c.step).where(utility_updates.c.delta_id == delta_id)
+    if since is not None:
+        statement = statement.where(utility_updates.c.ts > since)
+    rows = conn.execute(statement.order_by(utility_updates.c.id.desc()).limit(limit)).scalars()
+    return list(reversed(list(rows)))
+
+
+def apply_update(conn: Connection, row: dict[str, Any], credit_total: float, flags: Sequence[str]) -> None:
+    """Set the delta's utility, credit and flags and append its history row."""
+    conn.execute(
+        update(deltas)
+        .where(deltas.c.id == row["delta_id"])
+        .values(utility=row["new_utility"], utility_ts=row["ts"], credit=credit_total, conflict_flags=list(flags))
+    )
+    conn.execute(insert(utility_updates).values(**row))
+
+
+def open_item(conn: Connection, kind: str, delta_id: str) -> int | None:
+    return conn.execute(
+        select(review_queue.c.id).where(
+            review_queue.c.kind == kind, review_queue.c.delta_id == delta_id, review_queue.c.resolved_at.is_(None)
+        )
+    ).scalar_one_or_none()
+
+
+def enqueue(
+    conn: Connection, tenant: str, kind: str, reason: str, payload: dict[str, Any], *, delta_id: str | None, event_id: str | None
+) -> int:
+    statement = (
+        insert(review_queue)
+        .values(
+            tenant=tenant, kind=kind, delta_id=delta_id, event_id=event_id, reason=reason, payload=payload, created=time.time()
+        )
+        .returning(review_queue.c.id)
+    )
+    return int(conn.execute(statement).scalar_one())
+
+
+def review_items(conn: Connection, tenant: str | None, include_resolved: bool) -> list[dict[str, Any]]:
+    statement = select(review_queue).order_by(review_queue.c.id)
+    if tenant is not None:
+        statement = statement.where(review_queue.c.tenant == tenant)
+    if not include_resolved:
+        statement = statement.where(review_queue.c.resolved_at.is_(None))
+    return [dict(row._mapping) for row in conn.execute(statement)]
+
+
+def review_item(conn: Connection, item_id: int) -> dict[str, Any] | None:
+    row = conn.execute(select(review_queue).where(review_queue.c.id == item_id)).first()
+    return dict(row._mapping) if row is not None else None
+
+
+def resolve_item(conn: Connection, item_id: int, resolution: str) -> None:
+    conn.execute(
+        update(review_queue).where(review_queue.c.id == item_id).values(resolved_at=time.time(), resolution=resolution)
+    )
+
+
+def delta_flags(conn: Connection, delta_id: str) -> list[str] | None:
+    row = conn.execute(select(deltas.c.conflict_flags).where(deltas.c.id == delta_id)).first()
+    return None if row is None else list(row[0] or ())
+
+
+def set_delta_flags(conn: Connection, delta_id: str, flags: Sequence[str]) -> None:
+    conn.execute(update(deltas).where(deltas.c.id == delta_id).values(conflict_flags=list(flags)))
