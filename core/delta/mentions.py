@@ -23,7 +23,9 @@ _DAY_MONTH_YEAR = re.compile(
     rf"\b(?P<day>\d{{1,2}})(st|nd|rd|th)?\s+(of\s+)?(?P<month>{_MONTH_NAMES}|may)\s*,?\s+(?P<year>(19|20)\d\d)\b", re.I
 )
 _ISO_DATE = re.compile(r"\b(?P<year>(19|20)\d\d)-(?P<month>\d\d)-(?P<day>\d\d)\b")
-_YEAR = re.compile(r"\b(?:in|since|during|of|by)\s+(?P<year>(19|20)\d\d)\b", re.I)
+_YEAR = re.compile(r"\b(?:in|during|of)\s+(?P<year>(19|20)\d\d)\b", re.I)
+# A date after one of these opens a range ("since March 2024") rather than naming one.
+_OPEN_ENDED = re.compile(r"\b(since|after|before|until|till|from|by|prior\s+to)\s+(the\s+)?$", re.I)
 
 # Anything that places an event in time; used to find memories that say *when* something happened.
 TIME_EXPRESSION = re.compile(
@@ -84,6 +86,8 @@ def explicit_time_range(text: str) -> TimeRange | None:
         match = pattern.search(text)
         if not match:
             continue
+        if _OPEN_ENDED.search(text[: match.start()]):
+            return None
         year = int(match["year"])
         if kind == "year":
             return TimeRange(datetime(year, 1, 1, tzinfo=timezone.utc), datetime(year + 1, 1, 1, tzinfo=timezone.utc))

@@ -262,7 +262,9 @@ class IngestPipeline:
                     "entities": list(event.entities),
                     "parent_ids": list(event.parent_ids),
                     "meta": event.meta,
-                    "token_count": self._tokens.count(event.text),
+                    # What the memory costs in a prompt: a tool call with no text is shown as its
+                    # tool and arguments, never as free.
+                    "token_count": self._tokens.count(event.text or embedding_text(event)),
                     "has_time": int(has_time_expression(event.text)),
                     "embedding": np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
                     "created_at": now,

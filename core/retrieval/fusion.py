@@ -7,6 +7,7 @@ counts once, at its best rank. A router with weight 0 is ignored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 Fused = list[tuple[str, float, dict[str, int]]]
@@ -20,24 +21,23 @@ def _fuse(
     contribution: _Contribution,
     floor_at_zero: Callable[[int], bool] = lambda length: False,
 ) -> Fused:
-    scores: dict[str, float] = {}
+    parts: dict[str, list[float]] = {}
     ranks: dict[str, dict[str, int]] = {}
     for router, items in ranked.items():
         weight = 1.0 if weights is None else weights.get(router, 1.0)
         if weight <= 0 or not items:
             continue
-        values = [score for _, score in items]
-        high, low = max(values), min(values)
-        if floor_at_zero(len(items)):
-            low = min(low, 0.0)
-        seen: set[str] = set()
+        first: dict[str, float] = {}  # a repeated id counts once, at its first (best) rank
         for item_id, score in items:
-            if item_id in seen:
-                continue
-            seen.add(item_id)
-            rank = len(seen)
-            scores[item_id] = scores.get(item_id, 0.0) + weight * contribution(rank, score, low, high)
+            first.setdefault(item_id, score)
+        high, low = max(first.values()), min(first.values())
+        if floor_at_zero(len(items)):  # the router's own list length: did it stop at its limit?
+            low = min(low, 0.0)
+        for rank, (item_id, score) in enumerate(first.items(), start=1):
+            parts.setdefault(item_id, []).append(weight * contribution(rank, score, low, high))
             ranks.setdefault(item_id, {})[router] = rank
+    # fsum is exactly rounded, so an id's total does not depend on the order of the routers.
+    scores = {item_id: math.fsum(values) for item_id, values in parts.items()}
     ordered = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     return [(item_id, score, ranks[item_id]) for item_id, score in ordered]
 

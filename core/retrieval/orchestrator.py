@@ -100,6 +100,14 @@ class Retriever:
                 if name in STAGE_TWO:
                     ranked[name] = self._expanders[name].expand(context, seeds)
             fused = self._fuse(ranked, weights, depth=limit)
+            if analysis.time_range is not None and ranked.get("temporal"):
+                # The query names a period: its memories come first. The bonus is the most any
+                # memory can get from fusion, so scores stay in the order of the answer.
+                in_range = {item_id for item_id, _ in ranked["temporal"]}
+                bonus = sum(w for w in weights.values() if w > 0)
+                fused = sorted(
+                    ((i, s + bonus if i in in_range else s, r) for i, s, r in fused), key=lambda f: (-f[1], f[0])
+                )
             # Build packets best first, only as many as the answer can use: all top_k when there
             # is no budget, else the pool the budget chooses from.
             wanted = criteria.top_k if criteria.max_tokens is None and self._reranker is None else limit * 2
@@ -112,6 +120,7 @@ class Retriever:
             packets = packets[:wanted]
         if self._reranker is not None and criteria.text:
             packets = apply_reranker(self._reranker, criteria.text, packets, self._rerank_depth)
+            return pack(packets, criteria.max_tokens, criteria.top_k, by_value_per_token=False)
         return pack(packets, criteria.max_tokens, criteria.top_k)
 
     def _packets(

@@ -53,6 +53,12 @@ def choose_routers(criteria: QueryCriteria, analysis: QueryAnalysis) -> dict[str
                 raise InvalidQueryError(
                     "routers", f"unknown router or preset {name!r}; routers: {list(ROUTER_NAMES)}, presets: {list(PRESETS)}"
                 )
+        if not any(name in STAGE_ONE for name in weights):
+            raise InvalidQueryError(
+                "routers",
+                f"{sorted(weights)} only expand or re-rank what a stage-one router finds; add one of "
+                f"{list(STAGE_ONE)} or use a preset (CAUSAL_FIRST, UTILITY)",
+            )
         return weights
     if not criteria.text:
         return {"recency": 1.0}
