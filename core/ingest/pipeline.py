@@ -119,6 +119,7 @@ class IngestPipeline:
             for loop in loops:
                 tenant = candidates[0].event.tenant
                 self._sql.log_system_event(conn, tenant, "CAUSAL_LOOP", {"cycle": loop, "code": "E02"})
+        self._sql.note_inserted(len(inserted))
         stored: list[str] = []
         delta_ids: list[str] = []
         for candidate in candidates:

@@ -83,6 +83,11 @@ def _learning(conn: Connection, dialect: str) -> None:
     review_queue.create(conn, checkfirst=True)
 
 
+def _episode_index(conn: Connection, dialect: str) -> None:
+    # The write path looks up the latest step of each episode; without this it scans all deltas.
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_deltas_episode ON dc_deltas (tenant, episode_id, ts)")
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -90,6 +95,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _mentions_and_time,
     _tenant_versions,
     _learning,
+    _episode_index,
 ]
 
 

@@ -53,7 +53,27 @@ class SQLStore:
     def setup(self) -> int:
         """Create or migrate the schema (idempotent, safe under concurrency)."""
         with translate_backend_errors("setting up the database"):
-            return run_migrations(self.engine)
+            version = run_migrations(self.engine)
+        self.refresh_statistics()
+        return version
+
+    # SQLite plans a query without statistics as if "tenant = ?" matched ~10 rows, so a fetch by
+    # id within a tenant scans the whole tenant. Statistics are refreshed as the store grows.
+    _ANALYZE_EVERY = 2000
+
+    def refresh_statistics(self) -> None:
+        self._inserted_since_analyze = 0
+        if self.dialect != "sqlite":
+            return  # PostgreSQL's autovacuum keeps its own statistics
+        with translate_backend_errors("refreshing statistics"), self.engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA analysis_limit=1000")
+            conn.exec_driver_sql("ANALYZE")
+            conn.commit()
+
+    def note_inserted(self, rows: int) -> None:
+        self._inserted_since_analyze = getattr(self, "_inserted_since_analyze", 0) + rows
+        if self._inserted_since_analyze >= self._ANALYZE_EVERY:
+            self.refresh_statistics()
 
     def close(self) -> None:
         self.engine.dispose()

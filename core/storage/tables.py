@@ -96,6 +96,7 @@ deltas = Table(
 Index("ix_dc_deltas_event", deltas.c.event_id)
 Index("ix_dc_deltas_spo", deltas.c.tenant, deltas.c.subject, deltas.c.predicate)
 Index("ix_dc_deltas_tool", deltas.c.tenant, deltas.c.tool_name)
+Index("ix_dc_deltas_episode", deltas.c.tenant, deltas.c.episode_id, deltas.c.ts)
 
 delta_links = Table(
     "dc_delta_links",

@@ -117,8 +117,8 @@ def chroma_clauses(criteria: QueryCriteria) -> list[dict[str, Any]]:
         clauses.append({"episode_id": {"$ne": criteria.exclude_episode_id}})
     if criteria.kinds:
         clauses.append({"kind": {"$in": [k.value for k in criteria.kinds]}})
-    if not criteria.include_quarantined:
-        clauses.append({"namespace": {"$ne": Namespace.QUARANTINE.value}})
+    # Quarantined memories are not pre-filtered here: they are rare, the final SQL fetch drops
+    # them, and an always-on metadata filter turns Chroma's HNSW search into a filtered scan.
     if criteria.time_range is not None:
         start, end = criteria.time_range
         if start is not None:
