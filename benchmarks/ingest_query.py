@@ -208,8 +208,7 @@ def make_memories(n: int, seed: int) -> list[dict[str, Any]]:
         text = template.format(**slots)
         agent = AGENTS[(i // 400) % len(AGENTS)]
         user = slots["user"] if role == "user" else USERS[(i // 40) % len(USERS)]
-        events.append(
-            {
+        event = {
                 "id": f"e{i:07d}",
                 "ts": (start + timedelta(seconds=37 * i)).isoformat(),
                 "kind": kind,
@@ -221,9 +220,27 @@ def make_memories(n: int, seed: int) -> list[dict[str, Any]]:
                 "session_id": f"s{i // 40:05d}",
                 "episode_id": f"ep{i // 8:06d}",  # steps of one task, chained in time order
                 "entities": [slots["svc"], slots["svc2"]] if "{svc2}" in template else [slots["svc"]],
-            }
-        )
+        }
+        if kind == "tool_result":
+            event["tool_name"] = slots["tool"]  # required by DeltaCore for tool results
+        events.append(event)
     return events
+
+
+def embedding_texts(events: list[dict[str, Any]]) -> list[str]:
+    """The text each event is embedded from, by DeltaCore's own rule (a tool result's text is
+    followed by its tool name), so that every system embeds exactly the same strings. Also
+    checks that DeltaCore accepts every event: a rejected event would not be embedded by it."""
+    from deltacore.ingest.pipeline import embedding_text
+    from deltacore.model import Event
+
+    texts = []
+    for raw in events:
+        try:
+            texts.append(embedding_text(Event.model_validate(raw)))
+        except Exception as exc:  # noqa: BLE001 - report which event and why, then stop
+            raise SystemExit(f"DeltaCore would reject generated event {raw['id']}: {exc}") from exc
+    return texts
 
 
 def make_questions(n: int, seed: int) -> list[str]:
@@ -263,7 +280,7 @@ class TimedEmbedder:
         self.texts = 0
 
 
-def build_embedder(name: str) -> Any:
+def build_embedder(name: str, torch_threads: int = 1) -> Any:
     if name == "fake":
         from deltacore.testing import FakeEmbedder
 
@@ -271,6 +288,13 @@ def build_embedder(name: str) -> Any:
     if name == "minilm":
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        if torch_threads > 0:
+            # With 2 intra-op threads on 2 shared cores, torch's OpenMP barriers stall whenever
+            # another process holds a core: one query took ~460 ms instead of ~18 ms, a batch
+            # of 256 took 4.7 s instead of 2.0 s. One thread is both faster and stable there.
+            import torch
+
+            torch.set_num_threads(torch_threads)
         from deltacore.embedding import MiniLMEmbedder
 
         return MiniLMEmbedder()
@@ -322,7 +346,8 @@ class System:
     def __init__(self, embedder: Any) -> None:
         self.timed = TimedEmbedder(embedder)
 
-    def ingest(self, chunk: Sequence[dict[str, Any]]) -> None:
+    def ingest(self, chunk: Sequence[dict[str, Any]], texts: list[str]) -> None:
+        """Store ``chunk``; ``texts`` are the strings to embed (DeltaCore derives them itself)."""
         raise NotImplementedError
 
     def finish_ingest(self) -> None:
@@ -351,8 +376,8 @@ class NumpyExact(System):
         self.ids: list[str] = []
         self.matrix: np.ndarray | None = None
 
-    def ingest(self, chunk: Sequence[dict[str, Any]]) -> None:
-        vectors = embed(self.timed, [e["text"] for e in chunk])
+    def ingest(self, chunk: Sequence[dict[str, Any]], texts: list[str]) -> None:
+        vectors = embed(self.timed, texts)
         if self.matrix is None:
             self.matrix = np.empty((self.size, vectors.shape[1]), dtype=np.float32)
         start = len(self.ids)
@@ -401,10 +426,9 @@ class ChromaRaw(System):
             "bench", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
         )
 
-    def ingest(self, chunk: Sequence[dict[str, Any]]) -> None:
-        texts = [e["text"] for e in chunk]
+    def ingest(self, chunk: Sequence[dict[str, Any]], texts: list[str]) -> None:
         vectors = embed(self.timed, texts)
-        self.collection.add(ids=[e["id"] for e in chunk], embeddings=vectors, documents=texts)
+        self.collection.add(ids=[e["id"] for e in chunk], embeddings=vectors, documents=[e["text"] for e in chunk])
 
     def query(self, text: str) -> list[str]:
         found = self.collection.query(query_embeddings=embed(self.embedder, [text]), n_results=self.k)
@@ -434,7 +458,7 @@ class DeltaCoreSystem(System):
         self.count = 0
         self.notes: list[str] = []
 
-    def ingest(self, chunk: Sequence[dict[str, Any]]) -> None:
+    def ingest(self, chunk: Sequence[dict[str, Any]], texts: list[str]) -> None:
         outcome = self.memory.ingest(list(chunk))
         self.count += len(outcome.stored)
         if outcome.rejected and len(self.notes) < 5:
@@ -486,8 +510,8 @@ def overlap(answers: list[list[str]], exact: list[list[str]] | None, k: int) -> 
 
 
 def run_case(
-    label: str, embedder: Any, events: list[dict], questions: list[str], warmups: list[str], workdir: Path,
-    args: argparse.Namespace,
+    label: str, embedder: Any, events: list[dict], texts: list[str], questions: list[str], warmups: list[str],
+    workdir: Path, args: argparse.Namespace,
 ) -> tuple[list[Result], dict[str, Any]]:
     """All systems on one (embedder, size): interleaved ingest, then interleaved queries."""
     k = args.top_k
@@ -502,12 +526,13 @@ def run_case(
     load: list[float] = []
     try:
         # ---- ingest ----
-        chunks = list(batches(events, args.batch_size))
+        chunks = list(zip(batches(events, args.batch_size), batches(texts, args.batch_size)))
         gc.collect()
 
-        def ingest_one(system: System, chunk: Sequence[dict[str, Any]]) -> None:
+        def ingest_one(system: System, chunk: tuple[Sequence[dict[str, Any]], Sequence[str]]) -> None:
+            chunk_events, chunk_texts = chunk
             c0, t0 = time.process_time(), time.perf_counter()
-            system.ingest(chunk)
+            system.ingest(chunk_events, chunk_texts)  # type: ignore[arg-type]
             wall[system.name] += time.perf_counter() - t0
             cpu[system.name] += time.process_time() - c0
 
@@ -572,6 +597,7 @@ def run_case(
                 result.stored = system.stored()
                 if result.stored != len(events):
                     result.notes.append(f"only {result.stored} of {len(events)} stored")
+                    print(f"WARNING: {name} stored {result.stored} of {len(events)} events", file=sys.stderr)
                 result.notes.extend(getattr(system, "notes", []))
             else:
                 result.notes.append("same store as the deltacore row; ingest is that row's")
@@ -802,10 +828,25 @@ def code_version() -> dict[str, Any]:
         except (OSError, subprocess.SubprocessError):
             return ""
 
+    import deltacore
+
+    package = Path(deltacore.__file__).resolve().parent
+    if package.is_relative_to(ROOT):
+        return {
+            "deltacore_path": str(package),
+            "commit": git("rev-parse", "HEAD"),
+            "commit_subject": git("log", "-1", "--format=%s"),
+            "core_dirty": bool(git("status", "--porcelain", "--", "core")),
+        }
+    # An exported copy (PYTHONPATH=<export>; `git archive <commit> core` renamed to deltacore/,
+    # with the commit id in <export>/COMMIT): the working tree may be moving under us.
+    marker = package.parent / "COMMIT"
+    commit = marker.read_text().strip() if marker.exists() else ""
     return {
-        "commit": git("rev-parse", "HEAD"),
-        "commit_subject": git("log", "-1", "--format=%s"),
-        "core_dirty": bool(git("status", "--porcelain", "--", "core")),
+        "deltacore_path": str(package),
+        "commit": commit,
+        "commit_subject": git("log", "-1", "--format=%s", commit) if commit else "",
+        "core_dirty": None,
     }
 
 
@@ -842,6 +883,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--minilm-max-size", type=int, default=10_000, help="skip MiniLM above this size (default 10000)"
     )
     parser.add_argument("--queries", type=int, default=200, help="timed queries per system (default 200)")
+    parser.add_argument(
+        "--torch-threads", type=int, default=1,
+        help="torch intra-op threads for MiniLM (default 1: stable on a shared 2-core machine; 0 = torch's default)",
+    )
     parser.add_argument("--warmup", type=int, default=5, help="untimed queries first (default 5)")
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--batch-size", type=int, default=256, help="events per ingest call (default 256)")
@@ -898,12 +943,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             sizes = [size for embedder, size in plan if embedder == label]
             if not sizes:
                 continue
-            embedder = build_embedder(label)
+            embedder = build_embedder(label, args.torch_threads)
             embed(embedder, ["load the model before anything is timed"])  # MiniLM loads lazily
             for size in sizes:
                 events = make_memories(size, args.seed)
                 print(f"== {label} embedder, {size:,} memories", file=sys.stderr)
-                case_results, info = run_case(label, embedder, events, questions, warmups, workdir, args)
+                case_results, info = run_case(
+                    label, embedder, events, embedding_texts(events), questions, warmups, workdir, args
+                )
                 results.extend(case_results)
                 load_info.append(info)
                 for r in case_results:
@@ -940,6 +987,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "batch_size": args.batch_size,
             "seed": args.seed,
             "interleaved": not args.sequential,
+            "torch_threads": args.torch_threads,
+            "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
         },
         "loadavg": load_info,
         "results": [asdict(r) for r in results],
