@@ -997,7 +997,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     args.out_json.parent.mkdir(parents=True, exist_ok=True)
     args.out_json.write_text(json.dumps(report, indent=2))
-    if str(args.out_png):
+    if str(args.out_png) not in ("", "."):
         draw_chart(results, args.out_png, f"DeltaCore ingest/query benchmark — {machine()['cpus']} cores, batch {args.batch_size}, top-{args.top_k}")
     print()
     print(table)
@@ -1018,7 +1018,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"TARGET query p95 at 100k DeltaCore/raw Chroma <= 2x: {targets['query_p95_ratio_100k']:.2f}x "
             f"({targets['query_p95_ratio_100k_embedder']}) -> {'PASS' if targets['query_p95_ratio_pass'] else 'FAIL'}"
         )
-    print(f"\nwrote {args.out_json}" + (f" and {args.out_png}" if str(args.out_png) else ""))
+    print(f"\nwrote {args.out_json}" + (f" and {args.out_png}" if str(args.out_png) not in ("", ".") else ""))
     return 0
 
 

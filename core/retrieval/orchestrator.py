@@ -80,7 +80,10 @@ class Retriever:
         limit = max(self._pool, criteria.top_k * 3)
         now = time.time()
         with self._sql.reader() as conn:
-            analysis = analyze(criteria.text, conn, criteria.tenant)
+            # The store lookup of named entities only matters when the routers are chosen from the
+            # query or the entity router was asked for.
+            needs_entities = not criteria.routers or any(r in ("entity", "ENTITY") for r in criteria.routers)
+            analysis = analyze(criteria.text, conn if needs_entities else None, criteria.tenant)
             weights = choose_routers(criteria, analysis)
             context = SearchContext(
                 criteria=criteria,
