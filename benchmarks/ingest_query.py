@@ -904,14 +904,39 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--out-json", type=Path, default=DEFAULT_JSON)
     parser.add_argument("--out-png", type=Path, default=DEFAULT_PNG, help="chart path ('' to skip)")
+    parser.add_argument(
+        "--from-json", type=Path, default=None,
+        help="measure nothing: print the table and redraw the chart from a JSON this script wrote",
+    )
     args = parser.parse_args(argv)
     if "numpy-exact" not in args.systems:
         args.systems.insert(0, "numpy-exact")
     return args
 
 
+def chart_title(report: dict[str, Any]) -> str:
+    settings, code = report["settings"], report.get("code", {})
+    commit = (code.get("commit") or "")[:10]
+    return (
+        f"DeltaCore {commit} vs raw Chroma vs numpy — {report['machine']['cpus']} cores, "
+        f"batch {settings['batch_size']}, top-{settings['top_k']}, {settings['queries']} queries"
+    )
+
+
+def replay(path: Path, out_png: Path) -> int:
+    report = json.loads(path.read_text())
+    results = [Result(**row) for row in report["results"]]
+    print(markdown_table(results))
+    if str(out_png) not in ("", "."):
+        draw_chart(results, out_png, chart_title(report))
+        print(f"\nwrote {out_png}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.from_json is not None:
+        return replay(args.from_json, args.out_png)
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     workdir = Path(tempfile.mkdtemp(prefix="dc-bench-", dir=args.workdir))
     script = Path(sys.argv[0]).resolve()
@@ -998,7 +1023,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out_json.parent.mkdir(parents=True, exist_ok=True)
     args.out_json.write_text(json.dumps(report, indent=2))
     if str(args.out_png) not in ("", "."):
-        draw_chart(results, args.out_png, f"DeltaCore ingest/query benchmark — {machine()['cpus']} cores, batch {args.batch_size}, top-{args.top_k}")
+        draw_chart(results, args.out_png, chart_title(report))
     print()
     print(table)
     print()
