@@ -117,7 +117,9 @@ class Retriever:
             packets: list[MemoryPacket] = []
             position = 0
             while len(packets) < wanted and position < len(fused):
-                chunk = fused[position : position + max(wanted * 2, 20)]
+                # A few more than needed: the rows' own filters rarely drop any, and every
+                # packet costs its deltas and provenance.
+                chunk = fused[position : position + wanted + 4]
                 position += len(chunk)
                 packets.extend(self._packets(conn, chunk, context, criteria, now))
             packets = packets[:wanted]
@@ -146,17 +148,7 @@ class Retriever:
 
     def _provenance(self, conn: Any, delta_ids: list[str]) -> dict[str, list[str]]:
         """child -> parents for the deltas and their ancestors up to PROVENANCE_DEPTH."""
-        parents: dict[str, list[str]] = {}
-        frontier = list(delta_ids)
-        for _ in range(PROVENANCE_DEPTH):
-            frontier = [d for d in frontier if d not in parents]
-            if not frontier:
-                break
-            found = self._sql.parents_of(conn, frontier)
-            for delta_id in frontier:
-                parents[delta_id] = found.get(delta_id, [])
-            frontier = [p for ps in found.values() for p in ps]
-        return parents
+        return self._sql.ancestry(conn, delta_ids, PROVENANCE_DEPTH)
 
     def _delta(self, row: Any, parents: Mapping[str, list[str]], now: float) -> Delta:
         return delta_from_row(row, parents, now, self._decay)

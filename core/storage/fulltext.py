@@ -2,13 +2,22 @@
 
 Both are queried with OR semantics over the query's content words so that a natural-language
 question matches memories that share any of its terms, ranked by how many and how rare.
+
+Ranking an OR query costs one score per matching row, so a common word ("service", "deploy" in
+an ops agent's memory) makes every query rank tens of thousands of rows. As in Lucene's
+common-terms query, a query only matches on its rarest terms, as many as fit a budget of
+postings (matching rows); the words left out occur in so many memories that their inverse
+document frequency — their weight in bm25 — is close to nothing. Document frequencies are
+counted once per term and cached until the store has grown by a tenth.
 """
 
 from __future__ import annotations
 
 import re
 
-from sqlalchemy import Connection, ColumnElement, func, literal_column, select, table, column
+import threading
+
+from sqlalchemy import Connection, ColumnElement, column, func, literal_column, select, table
 
 from deltacore.storage.tables import events
 
@@ -21,6 +30,8 @@ STOPWORDS = frozenset(
     this to was we were what when where which who whom why will with would you your""".split()
 )
 MAX_TERMS = 32
+POSTINGS_BUDGET = 4000
+"""Rows a lexical query may match and rank; the rarest term is always kept whatever its count."""
 
 
 def query_terms(text: str) -> list[str]:
@@ -35,14 +46,93 @@ def query_terms(text: str) -> list[str]:
 _fts = table("dc_events_fts", column("rowid"))
 
 
+def _fts5_phrase(term: str) -> str:
+    return '"' + term.replace('"', "") + '"'
+
+
+class TermStatistics:
+    """Document frequency per term across the whole store (all tenants), cached per process.
+
+    Counts are exact when taken and may lag by up to ``refresh`` of the store's growth: they only
+    decide which words are too common to be worth ranking, where a tenth either way does not
+    change the choice.
+    """
+
+    def __init__(self, max_terms: int = 50_000, refresh: float = 0.1) -> None:
+        self._counts: dict[str, tuple[int, int]] = {}  # term -> (documents, store size when counted)
+        self._max_terms = max_terms
+        self._refresh = refresh
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+    def frequencies(self, conn: Connection, terms: list[str]) -> dict[str, int]:
+        size = _store_size(conn)
+        found: dict[str, int] = {}
+        for term in terms:
+            with self._lock:
+                cached = self._counts.get(term)
+            if cached is not None and abs(size - cached[1]) <= self._refresh * max(cached[1], 100):
+                found[term] = cached[0]
+                continue
+            found[term] = count = _document_frequency(conn, term)
+            with self._lock:
+                if len(self._counts) >= self._max_terms:
+                    self._counts.clear()  # rare; a cold cache only costs a few counts
+                self._counts[term] = (count, size)
+        return found
+
+
+def _store_size(conn: Connection) -> int:
+    # The highest row number is read from the primary key's b-tree end: constant time, and an
+    # upper bound of the row count that only drifts after deletes.
+    return int(conn.execute(select(func.max(events.c.seq))).scalar() or 0)
+
+
+def _document_frequency(conn: Connection, term: str) -> int:
+    if conn.dialect.name == "sqlite":
+        statement = select(func.count()).select_from(_fts).where(
+            literal_column("dc_events_fts").op("MATCH")(_fts5_phrase(term))
+        )
+    else:
+        statement = select(func.count()).select_from(events).where(
+            literal_column("dc_events.tsv").op("@@")(func.to_tsquery("english", term))
+        )
+    return int(conn.execute(statement).scalar() or 0)
+
+
+def affordable_terms(terms: list[str], frequencies: dict[str, int], budget: int = POSTINGS_BUDGET) -> list[str]:
+    """The rarest of ``terms`` whose matches fit ``budget``, in query order; never drops the rarest."""
+    present = [t for t in terms if frequencies.get(t, 0) > 0]
+    kept: set[str] = set()
+    spent = 0
+    for term in sorted(present, key=lambda t: (frequencies[t], terms.index(t))):
+        if kept and spent + frequencies[term] > budget:
+            break
+        kept.add(term)
+        spent += frequencies[term]
+    return [t for t in terms if t in kept]
+
+
 def lexical_search(
-    conn: Connection, terms: list[str], filters: list[ColumnElement[bool]], limit: int
+    conn: Connection,
+    terms: list[str],
+    filters: list[ColumnElement[bool]],
+    limit: int,
+    statistics: TermStatistics | None = None,
 ) -> list[tuple[str, float]]:
-    """Ids of the best matches for any of ``terms`` (see :func:`query_terms`), best first."""
+    """Ids of the best matches for any of ``terms`` (see :func:`query_terms`), best first.
+
+    With ``statistics``, only the rarest terms that fit :data:`POSTINGS_BUDGET` are matched.
+    """
+    if statistics is not None and terms:
+        terms = affordable_terms(terms, statistics.frequencies(conn, terms))
     if not terms:
         return []
     if conn.dialect.name == "sqlite":
-        match = " OR ".join('"' + term.replace('"', "") + '"' for term in terms)
+        match = " OR ".join(_fts5_phrase(term) for term in terms)
         rank = func.bm25(literal_column("dc_events_fts"))
         statement = (
             select(events.c.id, rank.label("rank"))

@@ -16,10 +16,12 @@ class LexicalRouter:
     def search(self, context: SearchContext) -> Ranked:
         if not context.criteria.text:
             return []
-        return lexical_search(context.conn, list(context.analysis.terms), context.filters, context.limit)
+        return lexical_search(
+            context.conn, list(context.analysis.terms), context.filters, context.limit, context.sql.term_statistics
+        )
 
 
 def lexical_within(
     context: SearchContext, terms: Sequence[str], extra_filters: Sequence[ColumnElement[bool]], limit: int
 ) -> Ranked:
-    return lexical_search(context.conn, list(terms), [*context.filters, *extra_filters], limit)
+    return lexical_search(context.conn, list(terms), [*context.filters, *extra_filters], limit, context.sql.term_statistics)

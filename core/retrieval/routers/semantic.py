@@ -16,6 +16,9 @@ from deltacore.storage import chroma_where
 # A router that narrows the search (to an entity, a time) scans at most this many vectors in
 # SQL; beyond it the most recent ones are scanned.
 SCAN_CAP = 5000
+# Unfiltered neighbours asked for, at most, before a narrowed search falls back to Chroma's
+# own filtered search (see semantic_where).
+POST_FILTER_POOL = 1600
 
 
 class SemanticRouter:
@@ -43,6 +46,29 @@ def semantic_search(context: SearchContext, limit: int, extra_where: Sequence[di
         clauses = [*chroma_clauses(context.criteria), *extra_where]
         return context.index.query(context.criteria.tenant, vector, limit, chroma_where(clauses))
     return _brute_force(context, vector, limit, context.filters)
+
+
+def semantic_where(
+    context: SearchContext, limit: int, sql_filters: Sequence[ColumnElement[bool]], chroma: Sequence[dict[str, Any]]
+) -> Ranked:
+    """Nearest neighbours that also meet a condition, given both as SQL and as Chroma metadata.
+
+    Chroma's filtered search costs far more than its plain search when the condition is broad
+    (~150 ms against ~3 ms on 100k vectors when 15% match): it ranks the allowed set instead of
+    walking the graph. So ask for a widening pool of plain neighbours and keep those that meet
+    the condition in SQL; only a condition too rare for a pool of POST_FILTER_POOL falls back to
+    the filtered search. Either way the answer is the nearest ``limit`` that meet it.
+    """
+    pool = limit * 4
+    while True:
+        ranked = semantic_search(context, pool)
+        passing = context.sql.ids_passing(context.conn, [i for i, _ in ranked], [*context.filters, *sql_filters])
+        hits = [(item, score) for item, score in ranked if item in passing]
+        if len(hits) >= limit or len(ranked) < pool:
+            return hits[:limit]  # enough, or the whole scope was searched
+        if pool >= POST_FILTER_POOL:
+            return semantic_search(context, limit, chroma)
+        pool = min(pool * 4, POST_FILTER_POOL)
 
 
 def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElement[bool]], limit: int) -> Ranked:

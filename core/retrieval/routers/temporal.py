@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
-from deltacore.retrieval.routers.semantic import semantic_search
+from deltacore.retrieval.routers.semantic import semantic_where
 from deltacore.storage.tables import events
 
 
@@ -28,5 +28,5 @@ class TemporalRouter:
         else:
             return []
         lexical = lexical_within(context, analysis.terms, sql, context.limit)
-        semantic = semantic_search(context, context.limit, chroma)
+        semantic = semantic_where(context, context.limit, sql, chroma)
         return rrf_merge(lexical, semantic)
