@@ -35,7 +35,13 @@ TIME_EXPRESSION = re.compile(
     rf"ago|recently|earlier|{_WEEKDAYS}|{_MONTH_NAMES}|(19|20)\d\d|\d{{1,2}}/\d{{1,2}}(/\d{{2,4}})?)\b",
     re.I,
 )
-_WHEN_QUESTION = re.compile(r"\b(when|what\s+(time|date|day|month|year)|how\s+long\s+ago|since\s+when)\b", re.I)
+# "When" asks for a time when it opens the question or is followed by an auxiliary ("...and
+# when did she move?"); "what should I do when the job fails" is a condition, not a when-question.
+_AUXILIARY = r"(did|does|do|is|was|were|are|will|would|has|have|had|can|could|should|shall)"
+_WHEN_QUESTION = re.compile(
+    rf"(^\W*when\b|\bwhen\s+{_AUXILIARY}\b|\bwhat\s+(time|date|day|month|year)\b|\bhow\s+long\s+ago\b|\bsince\s+when\b)",
+    re.I,
+)
 _RECENT = re.compile(r"\b(latest|most\s+recent|recently|last\s+time|currently|right\s+now|now)\b", re.I)
 
 # Capitalised words that start a sentence or are function words are not names.

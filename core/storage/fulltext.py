@@ -103,8 +103,10 @@ def _document_frequency(conn: Connection, term: str) -> int:
     return int(conn.execute(statement).scalar() or 0)
 
 
-def affordable_terms(terms: list[str], frequencies: dict[str, int], budget: int = POSTINGS_BUDGET) -> list[str]:
-    """The rarest of ``terms`` whose matches fit ``budget``, in query order; never drops the rarest."""
+def affordable_terms(terms: list[str], frequencies: dict[str, int], budget: int | None = None) -> list[str]:
+    """The rarest of ``terms`` whose matches fit ``budget`` (default :data:`POSTINGS_BUDGET`),
+    in query order; the rarest present term is always kept."""
+    budget = POSTINGS_BUDGET if budget is None else budget
     present = [t for t in terms if frequencies.get(t, 0) > 0]
     kept: set[str] = set()
     spent = 0

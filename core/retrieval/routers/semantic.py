@@ -13,9 +13,9 @@ from deltacore.model import Namespace, QueryCriteria
 from deltacore.retrieval.routers.base import Ranked, SearchContext, top_by_cosine
 from deltacore.storage import chroma_where
 
-# A router that narrows the search (to an entity, a time) scans at most this many vectors in
-# SQL; beyond it the most recent ones are scanned.
-SCAN_CAP = 5000
+# A router that narrows the search to an entity scans at most this many of its vectors in SQL
+# (the most recent); older ones are reached through the plain neighbour pool (semantic_within).
+SCAN_CAP = 1500
 # Unfiltered neighbours asked for, at most, before a narrowed search falls back to Chroma's
 # own filtered search (see semantic_where).
 POST_FILTER_POOL = 1600
@@ -72,9 +72,25 @@ def semantic_where(
 
 
 def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElement[bool]], limit: int) -> Ranked:
-    """Nearest neighbours among the events matching SQL-only filters (an entity's events)."""
-    ids, vectors = context.sql.embeddings_where(context.conn, [*context.filters, *extra_filters], SCAN_CAP)
-    return top_by_cosine(ids, vectors, context.query_vector(), limit)
+    """Nearest neighbours among the events matching SQL-only filters (an entity's events).
+
+    Exact over the SCAN_CAP most recent matching events, plus those of the query's plain
+    nearest neighbours (a pool of ``4 × limit``) that match: in a large store an entity's old
+    memories are still found when they are close to the query, without scanning all of them.
+    Both scores are cosine similarities, so the two lists merge by score.
+    """
+    filters = [*context.filters, *extra_filters]
+    ids, vectors = context.sql.embeddings_where(context.conn, filters, SCAN_CAP)
+    scanned = top_by_cosine(ids, vectors, context.query_vector(), limit)
+    if len(ids) < SCAN_CAP:
+        return scanned  # every matching event was scanned: exact
+    pool = semantic_search(context, limit * 4)
+    passing = context.sql.ids_passing(context.conn, [item for item, _ in pool], filters)
+    best = dict(scanned)
+    for item, score in pool:
+        if item in passing:
+            best[item] = max(score, best.get(item, score))
+    return sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
 
 
 # The metadata the hot tier keeps per vector to apply a query's scope in process.
