@@ -1,0 +1,277 @@
+"""``recall_decisions``: what an agent did before in similar situations, and how it went.
+
+Deterministic, no LLM, one embedding of the context and a handful of SQL reads.
+
+1. **Candidates** are the tenant's latest tool calls (``tool`` / ``agent_id`` narrow them).
+2. **Situation.** Each call was taken in the situation that opened its episode (the task
+   message), or, outside an episode, the step that prompted it. ``similarity`` is the cosine of
+   that situation to the asked context (stored vectors; only the context is embedded).
+3. **Argument pattern.** Calls of one tool with the same arguments are one decision. A call
+   learned under an older schema contributes its *migrated* arguments when the migration
+   succeeded (so evidence survives a renamed parameter), its original ones otherwise.
+4. **Evidence per call**, strongest first: direct ``feedback`` on it; a failed tool result
+   (``meta.error`` or a failed status from the adapters — failure evidence even before any
+   outcome is recorded); the rewards of ``record_outcome`` weighted by the credit the call
+   earned (an irrelevant step learns little from its episode); the episode's ``outcome`` event;
+   a tool result without error (weak evidence that the call itself worked).
+5. **Per decision**, ``expected_reward`` is the mean of its calls' evidence weighted by
+   similarity² × evidence weight × recency (each newer call of the same decision multiplies an
+   older one's weight by :data:`RECENCY`: a world that changed is learned in a few episodes,
+   while one flaky failure among many successes does not flip the decision).
+   ``confidence = m / (m + 1)`` for the evidence mass ``m``, lowered for a drifted schema.
+   ``outcome`` is ``worked`` / ``failed`` past ±:data:`DEAD_ZONE`, else ``unknown``.
+6. **Ranking.** Decisions that did not fail come first, by ``similarity × (½ + ½ ×
+   expected_reward × confidence)``; failed ones follow (flagged ``failed``), the most similar
+   and certain first — so a caller sees what to avoid. ``top_k`` applies to each part.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from deltacore.delta.drift import MIGRATION_FAILED, SCHEMA_DRIFT
+from deltacore.delta.utility import decayed_utility
+from deltacore.model import Decision
+from deltacore.storage import decision_store, drift_store
+from deltacore.storage.sql_store import SQLStore
+
+RECENCY = 0.8
+"""Weight factor per newer call of the same decision."""
+DEAD_ZONE = 0.05
+"""``|expected_reward|`` at or below this is ``unknown``."""
+MAX_CANDIDATES = 5000
+"""Most recent tool calls considered per recall."""
+DRIFTED_CONFIDENCE = 0.4
+"""Confidence factor of a decision learned under an old schema whose arguments did not migrate."""
+MIGRATED_CONFIDENCE = 0.8
+"""Confidence factor of a decision whose arguments were migrated but not yet used since."""
+_FAILED_STATUS = {"error", "failed", "failure"}
+_CARRIED_FLAGS = ("unstable", "tainted", "contradicted", "rejected")
+
+
+@dataclass
+class _Call:
+    event_id: str
+    delta_id: str
+    episode_id: str | None
+    tool: str | None
+    action: str
+    args: dict[str, Any]
+    original_args: dict[str, Any] | None
+    schema_hash: str | None
+    schema_current: bool | None
+    migrated: bool
+    flags: list[str]
+    utility: float
+    confidence: float
+    trigger: str
+    similarity: float
+    reward: float | None = None
+    weight: float = 0.0
+    order: tuple[float, int] = (0.0, 0)
+
+
+@dataclass
+class _Group:
+    calls: list[_Call] = field(default_factory=list)
+
+
+class DecisionRecall:
+    def __init__(self, sql: SQLStore, embed_one: Callable[[str], np.ndarray], decay_rate_per_hour: float) -> None:
+        self._sql = sql
+        self._embed_one = embed_one
+        self._decay = decay_rate_per_hour
+
+    def recall(
+        self,
+        context: str,
+        *,
+        tool: str | None,
+        tenant: str,
+        agent_id: str | None,
+        top_k: int,
+        include_failed: bool,
+        min_confidence: float,
+        min_similarity: float = 0.0,
+        exclude_tainted: bool = True,
+    ) -> list[Decision]:
+        now = time.time()
+        query = np.asarray(self._embed_one(context), dtype=np.float32)
+        query = query / (float(np.linalg.norm(query)) or 1.0)
+        with self._sql.reader() as conn:
+            rows = decision_store.tool_calls(conn, tenant, tool=tool, agent_id=agent_id, limit=MAX_CANDIDATES)
+            if not rows:
+                return []
+            episodes = [row.episode_id for row in rows if row.episode_id]
+            openers = decision_store.episode_openers(conn, tenant, episodes)
+            anchor_of = {row.event_id: _anchor(row, openers) for row in rows}
+            anchors = decision_store.texts_and_vectors(conn, list(anchor_of.values()))
+            delta_ids = [row.delta_id for row in rows]
+            results = decision_store.call_results(conn, delta_ids)
+            learned = decision_store.learning_evidence(conn, delta_ids)
+            outcomes = decision_store.episode_outcomes(conn, tenant, episodes)
+            current = drift_store.current_hashes(conn, tenant, [row.tool_name for row in rows if row.tool_name])
+            to_hash = {
+                row.delta_id: current[row.tool_name]
+                for row in rows
+                if row.tool_name in current and row.tool_schema_hash and row.tool_schema_hash != current[row.tool_name]
+            }
+            migrations = drift_store.migrations_to(conn, list(to_hash), to_hash)
+        groups: dict[tuple[str | None, str], _Group] = {}
+        for row in rows:
+            flags = [f for f in (row.conflict_flags or ()) if f in _CARRIED_FLAGS or f in (SCHEMA_DRIFT, MIGRATION_FAILED)]
+            if "rejected" in flags or (exclude_tainted and "tainted" in flags):
+                continue
+            text, vector = anchors.get(anchor_of[row.event_id], ("", None))
+            similarity = float(np.clip(vector @ query, -1.0, 1.0)) if vector is not None and len(vector) == len(query) else 0.0
+            call = _call(row, text, similarity, current.get(row.tool_name or ""), migrations.get(row.delta_id), flags, now, self._decay)
+            call.reward, call.weight = _evidence(row, results.get(row.delta_id, ()), learned.get(row.delta_id, ()), outcomes)
+            key = (row.tool_name, json.dumps(call.args, sort_keys=True, default=str))
+            groups.setdefault(key, _Group()).calls.append(call)
+        decisions = [_decision(group) for group in groups.values()]
+        decisions = [d for d in decisions if d.confidence >= min_confidence and d.similarity >= min_similarity]
+        good = sorted((d for d in decisions if d.outcome != "failed"), key=lambda d: (-d.score, d.event_id))[:top_k]
+        bad: list[Decision] = []
+        if include_failed:
+            bad = sorted(
+                (d for d in decisions if d.outcome == "failed"), key=lambda d: (-d.similarity * d.confidence, d.event_id)
+            )[:top_k]
+        return good + bad
+
+
+def _anchor(row: Any, openers: dict[str, str]) -> str:
+    if row.episode_id and row.episode_id in openers and openers[row.episode_id] != row.event_id:
+        return openers[row.episode_id]
+    parents = list(row.parent_ids or ())
+    return parents[0] if parents else row.event_id
+
+
+def _call(
+    row: Any,
+    trigger: str,
+    similarity: float,
+    current_hash: str | None,
+    migration: dict[str, Any] | None,
+    flags: list[str],
+    now: float,
+    decay: float,
+) -> _Call:
+    args = dict(row.tool_args or {})
+    original: dict[str, Any] | None = None
+    migrated = False
+    schema_current: bool | None = None
+    confidence = float(row.confidence)
+    if row.tool_schema_hash is not None and current_hash is not None:
+        schema_current = row.tool_schema_hash == current_hash
+    if schema_current is False:
+        if migration is not None and migration["status"] == "migrated" and migration["args"] is not None:
+            original, args, migrated = args, dict(migration["args"]), True
+            confidence *= MIGRATED_CONFIDENCE
+        else:
+            confidence *= DRIFTED_CONFIDENCE
+        if SCHEMA_DRIFT not in flags:
+            flags.append(SCHEMA_DRIFT)
+    elif schema_current:
+        # Learned under the current schema again (a drift back): the old flags no longer apply.
+        flags = [f for f in flags if f not in (SCHEMA_DRIFT, MIGRATION_FAILED)]
+    if migrated:
+        flags.append("migrated")
+    return _Call(
+        event_id=row.event_id,
+        delta_id=row.delta_id,
+        episode_id=row.episode_id,
+        tool=row.tool_name,
+        action=row.action,
+        args=args,
+        original_args=original,
+        schema_hash=row.tool_schema_hash,
+        schema_current=schema_current,
+        migrated=migrated,
+        flags=flags,
+        utility=decayed_utility(row.utility, row.utility_ts, now, decay),
+        confidence=confidence,
+        trigger=trigger,
+        similarity=similarity,
+        order=(float(row.ts), int(row.seq)),
+    )
+
+
+def _evidence(
+    row: Any, results: Any, learned: Any, outcomes: dict[str, bool]
+) -> tuple[float | None, float]:
+    """(reward in [-1, 1] or None, evidence weight in [0, 1]) of one call."""
+    feedback = [reward for source, reward, _ in learned if source == "feedback"]
+    if feedback:
+        return sum(feedback) / len(feedback), 1.0
+    if any(meta.get("error") is True or str(meta.get("status", "")).lower() in _FAILED_STATUS for meta in results):
+        return -1.0, 1.0
+    outcome = [(reward, credit) for source, reward, credit in learned if source == "outcome"]
+    if outcome:
+        reward, credit = outcome[-1]
+        return reward, max(credit, 0.05)
+    if row.episode_id in outcomes:
+        return (1.0 if outcomes[row.episode_id] else -1.0), 0.5
+    if results:
+        return 1.0, 0.25
+    return None, 0.0
+
+
+def _decision(group: _Group) -> Decision:
+    calls = sorted(group.calls, key=lambda c: c.order, reverse=True)  # newest first
+    total = mass = weighted = utility_sum = sim_sum = 0.0
+    worked = failed = evidence = 0
+    for newer, call in enumerate(calls):
+        sim = max(call.similarity, 0.0)
+        utility_sum += sim * call.utility
+        sim_sum += sim
+        if call.reward is None:
+            continue
+        evidence += 1
+        worked += call.reward > 0
+        failed += call.reward < 0
+        recency = RECENCY**newer
+        a = sim * sim * call.weight * recency
+        total += a
+        weighted += a * call.reward
+        mass += sim * call.weight * recency
+    expected = weighted / total if total > 0 else 0.0
+    # The representative: a call whose arguments fit the current schema, the most similar, newest.
+    rep = max(calls, key=lambda c: (c.schema_current is not False or c.migrated, round(c.similarity, 9), c.order))
+    confidence = (mass / (mass + 1.0)) * rep.confidence
+    if total <= 0 or abs(expected) <= DEAD_ZONE:
+        outcome = "unknown"
+    else:
+        outcome = "worked" if expected > 0 else "failed"
+    flags = list(dict.fromkeys(rep.flags + ([outcome] if outcome == "failed" else [])))
+    similarity = max(c.similarity for c in calls)
+    score = similarity * (0.5 + 0.5 * expected * confidence)
+    return Decision(
+        tool=rep.tool,
+        action=rep.action,
+        args=rep.args,
+        original_args=rep.original_args,
+        outcome=outcome,
+        expected_reward=round(expected, 6),
+        confidence=round(confidence, 6),
+        utility=round(utility_sum / sim_sum, 6) if sim_sum > 0 else round(rep.utility, 6),
+        trigger=rep.trigger,
+        similarity=round(similarity, 6),
+        schema_hash=rep.schema_hash,
+        schema_current=rep.schema_current,
+        migrated=rep.migrated,
+        flags=flags,
+        evidence=evidence,
+        worked_count=worked,
+        failed_count=failed,
+        event_id=rep.event_id,
+        delta_id=rep.delta_id,
+        episode_id=rep.episode_id,
+        score=round(score if math.isfinite(score) else 0.0, 6),
+    )
