@@ -37,8 +37,9 @@ from typing import Any
 
 RENAME_THRESHOLD = 0.55
 """Least score (in [0, 1]) for an argument to be carried over to a new parameter name."""
-AMBIGUITY_MARGIN = 0.1
-"""A rename is refused when a second candidate scores within this of the best one."""
+AMBIGUITY_MARGIN = 0.15
+"""A rename is refused when a second candidate scores within this of the best one (more than
+the position weight: position alone never decides between two equally named candidates)."""
 
 # Weights of the rename score's parts: the name says most; type, position and description
 # only confirm it (on their own they cannot reach the threshold).
