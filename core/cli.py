@@ -505,7 +505,7 @@ def _cmd_review(args: argparse.Namespace) -> int:
             item.tenant,
             item.created.strftime("%Y-%m-%d %H:%M"),
             (item.resolution or "") if args.all else (item.event_id or item.delta_id or "-"),
-            _shorten(item.reason, 70),
+            _shorten(item.reason, 110),
         )
         for item in items
     ]

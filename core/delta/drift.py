@@ -140,7 +140,7 @@ class DriftMonitor:
                         conn,
                         tenant,
                         REVIEW_KIND,
-                        f"tool {tool!r} changed its schema and this call's arguments could not be migrated: {result.reason}",
+                        f"{tool} changed its schema; cannot migrate the call's arguments: {result.reason}",
                         {
                             "tool": tool,
                             "from_hash": from_hash,
