@@ -225,7 +225,8 @@ class DeltaCoreListener(BaseEventListener):
         schemas = {sanitize_tool_name(tool.name): tool_args_schema(tool) for tool in tools if getattr(tool, "name", None)}
         changed = self._offers.changed(schemas)
         if changed:
-            self.store.observe_tools(changed, tenant=self.tenant, source=f"crewai:{agent_role or 'crew'}")
+            role = agent_role or getattr(agent, "role", None) or "crew"
+            self.store.observe_tools(changed, tenant=self.tenant, source=f"crewai:{role}")
 
     def _tool_started(self, event: ToolUsageStartedEvent, state: Any) -> None:
         self._pending_calls[event.event_id] = (episode_of(event, state), event)
