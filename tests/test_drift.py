@@ -244,3 +244,19 @@ def test_drift_invalidates_cached_results(memory):
     packet, delta = _call_delta(memory, "e1-call")
     assert hot.misses == misses + 1  # the cache built before the drift was not used
     assert delta.utility < before and MemoryFlag.SCHEMA_DRIFT in packet.flags
+
+
+def test_a_cosmetic_schema_change_is_not_a_drift(memory):
+    _deploy_episode(memory, "e1", "prod", V1)
+    retitled = {**V1, "title": "Deploy", "properties": {
+        "service": {"type": "string", "title": "Service", "description": "which service"},
+        "env": {"type": "string", "title": "Env"},
+    }}  # fmt: skip
+    report = memory.observe_tools({"deploy": retitled})
+    assert report.new_versions == ["deploy"] and not report.drifted
+    assert memory.system_events("SCHEMA_DRIFT") == []
+    [decision] = memory.recall_decisions("deploy api to prod")
+    assert decision.schema_current is True and decision.flags == []
+    # A changed interface after it still drifts, and migrates from either rendering.
+    [drift] = memory.observe_tools({"deploy": V2_RENAMED}).drifts
+    assert len(drift.migrated) == 1

@@ -241,3 +241,39 @@ async def test_llamaindex_span_handler(store):
     finally:
         recorder.detach()
     _assert_drift_caught_by_the_offer(store, "llamaindex")
+
+
+def test_langchain_tool_objects_observed_directly_never_drift_against_recorded_calls(store):
+    """``observe_tools`` with the tool objects (pydantic ``args_schema``) and the handler's
+    recorded calls (OpenAI ``parameters``) render one tool differently: same interface, no drift."""
+    pytest.importorskip("langchain")
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from deltacore.adapters.langchain import DeltaCoreCallbackHandler
+
+    class ScriptedModel(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
+            return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    @tool("deploy")
+    def deploy(service: str, env: str) -> str:
+        """Deploy a service to an environment."""
+        return f"deployed {service} to {env}"
+
+    for episode in range(3):
+        report = store.observe_tools([deploy])
+        assert report.tools == ["deploy"] and not report.drifted and report.rejected == []
+        call = AIMessage("", tool_calls=[{"name": "deploy", "args": {"service": "api", "env": "prod"}, "id": f"c{episode}", "type": "tool_call"}])
+        model = ScriptedModel(messages=iter([call, AIMessage("Deployed.")]))
+        run = uuid.uuid4()
+        handler = DeltaCoreCallbackHandler(store, tools=[deploy])
+        create_agent(model, [deploy]).invoke({"messages": [("user", TASK)]}, config={"callbacks": [handler], "run_id": run})
+        store.record_outcome(str(run), 1.0)
+    assert store.system_events("SCHEMA_DRIFT") == []
+    assert len(store.tool_schemas("deploy")) == 2  # two renderings of one interface, both kept
+    [decision] = store.recall_decisions(TASK)
+    assert decision.schema_current is True and decision.flags == [] and decision.worked_count == 3

@@ -2,8 +2,11 @@
 earlier deltas were learned under.
 
 Every schema a tool is seen with is kept (``dc_tool_schemas``), and the latest one is the
-tool's *current* schema (``dc_tool_current``). When a call (``ingest``) or an offer
-(``observe_tools``) brings a different hash, in one transaction:
+tool's *current* schema (``dc_tool_current``). Schemas are compared by their *interface*
+(:func:`~deltacore.delta.migration.interface_signature`: parameter names, types, required,
+allowed values), so two renderings of one tool — a framework's offered JSON and its pydantic
+``args_schema``, or an edited description — are not a drift. When a call (``ingest``) or an
+offer (``observe_tools``) brings a different interface, in one transaction:
 
 1. a ``SCHEMA_DRIFT`` system event is logged;
 2. every delta of that tool (same tenant, and only that tool — the propagation rule) learned
@@ -30,7 +33,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from deltacore.delta.migration import migrate_args
+from deltacore.delta.migration import interface_signature, migrate_args
 from deltacore.delta.utility import decayed_utility
 from deltacore.model import DriftReport, ToolDrift
 from deltacore.storage import drift_store
@@ -83,26 +86,33 @@ class DriftMonitor:
         if current == schema_hash:
             return None
         drift_store.set_current(conn, self._sql.dialect, tenant, tool, schema_hash, now)
-        # The drift rule of propagation (``propagation.DRIFT``): only deltas of this very tool.
-        rows = drift_store.affected_deltas(conn, tenant, tool, schema_hash)
+        versions = drift_store.schemas_of_tools(conn, tenant, [tool])
+        if schema is not None:
+            versions[(tool, schema_hash)] = schema
+        signature = _signatures(tool, versions)
+        new_signature = signature(schema_hash)
+        if current is not None and signature(current) == new_signature:
+            return None  # the same interface rendered differently (titles, descriptions): no drift
+        # The drift rule of propagation (``propagation.DRIFT``): only deltas of this very tool,
+        # and only those learned under another interface and not yet migrated to this one.
+        rows = [r for r in drift_store.affected_deltas(conn, tenant, tool, schema_hash) if signature(r.tool_schema_hash) != new_signature]
+        history = drift_store.migrations_of(conn, [r.delta_id for r in rows])
+        rows = [r for r in rows if not any(signature(m["to_hash"]) == new_signature for m in history.get(r.delta_id, ()))]
         if current is None and not rows:
             return None  # the first schema this tool is seen with
-        old_schemas: dict[str, dict[str, Any] | None] = {}
         migrated: list[str] = []
         failed: list[str] = []
         review_items: list[int] = []
         renames: dict[str, str] = {}
-        # A delta already migrated to the schema being replaced starts from those arguments:
-        # migrations chain (v1 → v2 → v3) instead of guessing from v1 again.
-        previous = drift_store.migrations_to(conn, [r.delta_id for r in rows], {r.delta_id: current for r in rows if current})
         for row in rows:
-            start = previous.get(row.delta_id)
+            # A delta already migrated to the interface being replaced starts from those
+            # arguments: migrations chain (v1 → v2 → v3) instead of guessing from v1 again.
             from_hash, args = row.tool_schema_hash, row.tool_args
-            if start is not None and start["status"] == "migrated" and start["args"] is not None:
-                from_hash, args = start["to_hash"], start["args"]
-            if from_hash not in old_schemas:
-                old_schemas[from_hash] = drift_store.schema_of(conn, tenant, tool, from_hash)
-            result = migrate_args(args, old_schemas[from_hash], schema or {})
+            for step in reversed(history.get(row.delta_id, ())):
+                if current is not None and step["status"] == "migrated" and signature(step["to_hash"]) == signature(current):
+                    from_hash, args = step["to_hash"], step["args"]
+                    break
+            result = migrate_args(args, versions.get((tool, from_hash)), schema or {})
             flags = [f for f in (row.conflict_flags or ()) if f != MIGRATION_FAILED]
             if SCHEMA_DRIFT not in flags:
                 flags.append(SCHEMA_DRIFT)
@@ -209,3 +219,16 @@ class DriftMonitor:
             drifts=drifts,
             rejected=rejected,
         )
+
+
+def _signatures(tool: str, versions: dict[tuple[str, str], dict[str, Any]]) -> Any:
+    """``hash -> interface signature`` (a hash with no stored schema stands for itself)."""
+    cache: dict[str, str] = {}
+
+    def signature(schema_hash: str) -> str:
+        if schema_hash not in cache:
+            schema = versions.get((tool, schema_hash))
+            cache[schema_hash] = (interface_signature(schema) if schema is not None else None) or f"hash:{schema_hash}"
+        return cache[schema_hash]
+
+    return signature

@@ -30,6 +30,8 @@ A failed migration says why in plain words; the caller queues the delta for a pe
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -97,6 +99,27 @@ def params_of(schema: Mapping[str, Any] | None) -> dict[str, Param]:
             enum=tuple(spec["enum"]) if isinstance(spec.get("enum"), list) else None,
         )
     return found
+
+
+def interface_signature(schema: Mapping[str, Any] | None) -> str | None:
+    """What a call depends on in a schema: parameter names, types (``null`` aside), which are
+    required and their allowed values — not titles, descriptions or defaults. Two renderings
+    of one tool (a framework's offered schema and its pydantic ``args_schema``) share it; a
+    changed interface does not. None when the schema declares no parameters.
+
+    >>> a = {"type": "object", "title": "Deploy", "properties": {"env": {"type": "string", "title": "Env"}}}
+    >>> b = {"type": "object", "properties": {"env": {"type": "string", "description": "where"}}}
+    >>> interface_signature(a) == interface_signature(b)
+    True
+    """
+    params = params_of(schema)
+    if not params and not isinstance(schema, Mapping):
+        return None
+    parts = [
+        [p.name, sorted(t for t in p.types if t != "null"), p.required, sorted(map(str, p.enum)) if p.enum else None]
+        for p in sorted(params.values(), key=lambda p: p.name)
+    ]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
 def migrate_args(

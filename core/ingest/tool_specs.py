@@ -2,9 +2,13 @@
 
 Accepted shapes (one list may mix them): ``{name: schema}``; OpenAI ``{"type": "function",
 "function": {"name", "parameters"}}``; plain ``{"name", "parameters"}``; Anthropic ``{"name",
-"input_schema"}``; ``{"name", "args_schema"}``. A schema is a JSON schema dict or a pydantic
-model class (its ``model_json_schema()``). A spec that cannot be read is reported by position
-and the others are still read.
+"input_schema"}``; ``{"name", "args_schema"}``; or any tool object with a ``name`` and an
+``args_schema`` / ``parameters`` / ``input_schema`` attribute (LangChain and CrewAI tools). A
+schema is a JSON schema dict or a pydantic model class (its ``model_json_schema()``). A spec
+that cannot be read is reported by position and the others are still read.
+
+Frameworks render one tool's schema differently (titles, descriptions); drift detection compares
+interfaces (:func:`deltacore.delta.migration.interface_signature`), so that is harmless.
 """
 
 from __future__ import annotations
@@ -49,7 +53,14 @@ def read_tool_specs(tools: Mapping[str, Any] | Sequence[Any]) -> tuple[list[tupl
 
 def _unwrap(spec: Any) -> tuple[Any, Any]:
     if not isinstance(spec, Mapping):
-        return None, None
+        name = getattr(spec, "name", None)
+        for key in _SCHEMA_KEYS:
+            value = getattr(spec, key, None)
+            if isinstance(value, Mapping) and isinstance(value.get("parameters"), Mapping):
+                value = value["parameters"]  # an AutoGen-style {"name", "parameters"} schema
+            if value is not None and _as_schema(value) is not None:
+                return name, value
+        return name, None
     if isinstance(spec.get("function"), Mapping):
         spec = spec["function"]
     for key in _SCHEMA_KEYS:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from deltacore.delta.drift import MIGRATION_FAILED, SCHEMA_DRIFT
+from deltacore.delta.migration import interface_signature
 from deltacore.delta.utility import decayed_utility
 from deltacore.model import Decision
 from deltacore.storage import decision_store, drift_store
@@ -117,13 +118,11 @@ class DecisionRecall:
             results = decision_store.call_results(conn, delta_ids)
             learned = decision_store.learning_evidence(conn, delta_ids)
             outcomes = decision_store.episode_outcomes(conn, tenant, episodes)
-            current = drift_store.current_hashes(conn, tenant, [row.tool_name for row in rows if row.tool_name])
-            to_hash = {
-                row.delta_id: current[row.tool_name]
-                for row in rows
-                if row.tool_name in current and row.tool_schema_hash and row.tool_schema_hash != current[row.tool_name]
-            }
-            migrations = drift_store.migrations_to(conn, list(to_hash), to_hash)
+            tools = sorted({row.tool_name for row in rows if row.tool_name})
+            current = drift_store.current_hashes(conn, tenant, tools)
+            versions = drift_store.schemas_of_tools(conn, tenant, tools)
+            drifted = [row.delta_id for row in rows if _fits(row, current, versions) is False]
+            history = drift_store.migrations_of(conn, drifted)
         groups: dict[tuple[str | None, str], _Group] = {}
         for row in rows:
             flags = [f for f in (row.conflict_flags or ()) if f in _CARRIED_FLAGS or f in (SCHEMA_DRIFT, MIGRATION_FAILED)]
@@ -131,7 +130,9 @@ class DecisionRecall:
                 continue
             text, vector = anchors.get(anchor_of[row.event_id], ("", None))
             similarity = float(np.clip(vector @ query, -1.0, 1.0)) if vector is not None and len(vector) == len(query) else 0.0
-            call = _call(row, text, similarity, current.get(row.tool_name or ""), migrations.get(row.delta_id), flags, now, self._decay)
+            fits = _fits(row, current, versions)
+            migration = _migration_to_current(row, history.get(row.delta_id, ()), current, versions) if fits is False else None
+            call = _call(row, text, similarity, fits, migration, flags, now, self._decay)
             call.reward, call.weight = _evidence(row, results.get(row.delta_id, ()), learned.get(row.delta_id, ()), outcomes)
             key = (row.tool_name, json.dumps(call.args, sort_keys=True, default=str))
             groups.setdefault(key, _Group()).calls.append(call)
@@ -153,11 +154,37 @@ def _anchor(row: Any, openers: dict[str, str]) -> str:
     return parents[0] if parents else row.event_id
 
 
+def _signature(tool: str, schema_hash: str, versions: dict[tuple[str, str], Any]) -> str:
+    schema = versions.get((tool, schema_hash))
+    return (interface_signature(schema) if schema is not None else None) or f"hash:{schema_hash}"
+
+
+def _fits(row: Any, current: dict[str, str], versions: dict[tuple[str, str], Any]) -> bool | None:
+    """Whether the call's schema has the interface of the tool's current one (None: unknown)."""
+    if row.tool_schema_hash is None or row.tool_name not in current:
+        return None
+    now = current[row.tool_name]
+    return row.tool_schema_hash == now or _signature(row.tool_name, row.tool_schema_hash, versions) == _signature(
+        row.tool_name, now, versions
+    )
+
+
+def _migration_to_current(
+    row: Any, history: Any, current: dict[str, str], versions: dict[tuple[str, str], Any]
+) -> dict[str, Any] | None:
+    """The latest migration of the call to the current interface."""
+    target = _signature(row.tool_name, current[row.tool_name], versions)
+    for step in reversed(list(history)):
+        if _signature(row.tool_name, step["to_hash"], versions) == target:
+            return step
+    return None
+
+
 def _call(
     row: Any,
     trigger: str,
     similarity: float,
-    current_hash: str | None,
+    schema_current: bool | None,
     migration: dict[str, Any] | None,
     flags: list[str],
     now: float,
@@ -166,10 +193,7 @@ def _call(
     args = dict(row.tool_args or {})
     original: dict[str, Any] | None = None
     migrated = False
-    schema_current: bool | None = None
     confidence = float(row.confidence)
-    if row.tool_schema_hash is not None and current_hash is not None:
-        schema_current = row.tool_schema_hash == current_hash
     if schema_current is False:
         if migration is not None and migration["status"] == "migrated" and migration["args"] is not None:
             original, args, migrated = args, dict(migration["args"]), True

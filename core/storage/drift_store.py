@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, exists, select
+from sqlalchemy import Connection, exists, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deltacore.storage.tables import delta_migrations, deltas, events, tool_current, tool_schemas
@@ -116,26 +116,31 @@ def record_migration(conn: Connection, dialect: str, row: dict[str, Any]) -> Non
     )
 
 
-def migrations_to(conn: Connection, delta_ids: Sequence[str], to_hashes: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """The migration of each delta to its tool's current schema (``to_hashes``: delta -> hash)."""
-    found: dict[str, dict[str, Any]] = {}
-    ids = [d for d in delta_ids if d in to_hashes]
+def migrations_of(conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """Every migration of each delta, oldest first."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    ids = list(dict.fromkeys(delta_ids))
     for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        statement = select(delta_migrations).where(delta_migrations.c.delta_id.in_(chunk))
-        for row in conn.execute(statement):
-            if to_hashes.get(row.delta_id) == row.to_hash:
-                found[row.delta_id] = dict(row._mapping)
-    return found
-
-
-def tool_delta_ids(conn: Connection, tenant: str, tool: str, delta_ids: Sequence[str]) -> set[str]:
-    """Those of ``delta_ids`` that are deltas of ``tool`` in ``tenant``."""
-    found: set[str] = set()
-    ids = list(delta_ids)
-    for start in range(0, len(ids), 500):
-        statement = select(deltas.c.id).where(
-            and_(deltas.c.tenant == tenant, deltas.c.tool_name == tool, deltas.c.id.in_(ids[start : start + 500]))
+        statement = (
+            select(delta_migrations)
+            .where(delta_migrations.c.delta_id.in_(ids[start : start + 500]))
+            .order_by(delta_migrations.c.ts)
         )
-        found.update(conn.execute(statement).scalars())
+        for row in conn.execute(statement):
+            found.setdefault(row.delta_id, []).append(dict(row._mapping))
     return found
+
+
+def schemas_of_tools(conn: Connection, tenant: str, tools: Sequence[str]) -> dict[tuple[str, str], dict[str, Any]]:
+    """``(tool, hash) -> schema`` for every version of the given tools."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    names = sorted(set(tools))
+    for start in range(0, len(names), 500):
+        statement = select(tool_schemas.c.tool_name, tool_schemas.c.schema_hash, tool_schemas.c.schema).where(
+            tool_schemas.c.tenant == tenant, tool_schemas.c.tool_name.in_(names[start : start + 500])
+        )
+        for tool, schema_hash, schema in conn.execute(statement):
+            found[(tool, schema_hash)] = schema
+    return found
+
+
