@@ -5,7 +5,8 @@ Deterministic, no LLM, one embedding of the context and a handful of SQL reads.
 1. **Candidates** are the tenant's latest tool calls (``tool`` / ``agent_id`` narrow them).
 2. **Situation.** Each call was taken in the situation that opened its episode (the task
    message), or, outside an episode, the step that prompted it. ``similarity`` is the cosine of
-   that situation to the asked context (stored vectors; only the context is embedded).
+   that situation to the asked context (stored vectors; only the context is embedded). Only
+   the calls of the :data:`MAX_SITUATIONS` most similar situations are judged further.
 3. **Argument pattern.** Calls of one tool with the same arguments are one decision. A call
    learned under an older schema contributes its *migrated* arguments when the migration
    succeeded (so evidence survives a renamed parameter), its original ones otherwise.
@@ -27,7 +28,6 @@ Deterministic, no LLM, one embedding of the context and a handful of SQL reads.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -49,6 +49,8 @@ DEAD_ZONE = 0.05
 """``|expected_reward|`` at or below this is ``unknown``."""
 MAX_CANDIDATES = 5000
 """Most recent tool calls considered per recall."""
+MAX_SITUATIONS = 64
+"""Most similar situations (episodes, or prompting steps) whose calls are judged per recall."""
 DRIFTED_CONFIDENCE = 0.4
 """Confidence factor of a decision learned under an old schema whose arguments did not migrate."""
 MIGRATED_CONFIDENCE = 0.8
@@ -107,13 +109,24 @@ class DecisionRecall:
         query = np.asarray(self._embed_one(context), dtype=np.float32)
         query = query / (float(np.linalg.norm(query)) or 1.0)
         with self._sql.reader() as conn:
-            rows = decision_store.tool_calls(conn, tenant, tool=tool, agent_id=agent_id, limit=MAX_CANDIDATES)
-            if not rows:
+            heads = decision_store.tool_call_heads(conn, tenant, tool=tool, agent_id=agent_id, limit=MAX_CANDIDATES)
+            if not heads:
                 return []
+            openers = decision_store.episode_openers(conn, tenant, [h.episode_id for h in heads if h.episode_id])
+            loose = [h.event_id for h in heads if not h.episode_id or h.episode_id not in openers]
+            parents = decision_store.first_parents(conn, loose)
+            anchor_of = {h.event_id: _anchor(h, openers, parents) for h in heads}
+            anchors = decision_store.texts_and_vectors(conn, list(set(anchor_of.values())))
+            similarity_of = {
+                anchor: float(np.clip(vector @ query, -1.0, 1.0)) if vector is not None and len(vector) == len(query) else 0.0
+                for anchor, (_, vector) in anchors.items()
+            }
+            # Only the most similar situations are judged: the rest would weigh ~0 (similarity²)
+            # and cost a read each. Heads are newest first, so ties keep the recent ones.
+            ranked = sorted(dict.fromkeys(anchor_of.values()), key=lambda a: -similarity_of.get(a, 0.0))
+            kept = {a for a in ranked[:MAX_SITUATIONS] if similarity_of.get(a, 0.0) >= min_similarity}
+            rows = decision_store.tool_calls(conn, [h.event_id for h in heads if anchor_of[h.event_id] in kept])
             episodes = [row.episode_id for row in rows if row.episode_id]
-            openers = decision_store.episode_openers(conn, tenant, episodes)
-            anchor_of = {row.event_id: _anchor(row, openers) for row in rows}
-            anchors = decision_store.texts_and_vectors(conn, list(anchor_of.values()))
             delta_ids = [row.delta_id for row in rows]
             results = decision_store.call_results(conn, delta_ids)
             learned = decision_store.learning_evidence(conn, delta_ids)
@@ -123,18 +136,18 @@ class DecisionRecall:
             versions = drift_store.schemas_of_tools(conn, tenant, tools)
             drifted = [row.delta_id for row in rows if _fits(row, current, versions) is False]
             history = drift_store.migrations_of(conn, drifted)
-        groups: dict[tuple[str | None, str], _Group] = {}
+        groups: dict[tuple[str | None, Any], _Group] = {}
         for row in rows:
             flags = [f for f in (row.conflict_flags or ()) if f in _CARRIED_FLAGS or f in (SCHEMA_DRIFT, MIGRATION_FAILED)]
             if "rejected" in flags or (exclude_tainted and "tainted" in flags):
                 continue
-            text, vector = anchors.get(anchor_of[row.event_id], ("", None))
-            similarity = float(np.clip(vector @ query, -1.0, 1.0)) if vector is not None and len(vector) == len(query) else 0.0
+            anchor = anchor_of[row.event_id]
+            text, similarity = anchors.get(anchor, ("", None))[0], similarity_of.get(anchor, 0.0)
             fits = _fits(row, current, versions)
             migration = _migration_to_current(row, history.get(row.delta_id, ()), current, versions) if fits is False else None
             call = _call(row, text, similarity, fits, migration, flags, now, self._decay)
             call.reward, call.weight = _evidence(row, results.get(row.delta_id, ()), learned.get(row.delta_id, ()), outcomes)
-            key = (row.tool_name, json.dumps(call.args, sort_keys=True, default=str))
+            key = (row.tool_name, _frozen(call.args))
             groups.setdefault(key, _Group()).calls.append(call)
         decisions = [_decision(group) for group in groups.values()]
         decisions = [d for d in decisions if d.confidence >= min_confidence and d.similarity >= min_similarity]
@@ -147,11 +160,19 @@ class DecisionRecall:
         return good + bad
 
 
-def _anchor(row: Any, openers: dict[str, str]) -> str:
-    if row.episode_id and row.episode_id in openers and openers[row.episode_id] != row.event_id:
-        return openers[row.episode_id]
-    parents = list(row.parent_ids or ())
-    return parents[0] if parents else row.event_id
+def _frozen(value: Any) -> Any:
+    """A hashable, order-independent form of an argument pattern (the grouping key)."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("[]", *(_frozen(v) for v in value))
+    return (type(value).__name__, value) if isinstance(value, (int, float, bool, str, type(None))) else repr(value)
+
+
+def _anchor(head: Any, openers: dict[str, str], parents: dict[str, str]) -> str:
+    if head.episode_id and head.episode_id in openers and openers[head.episode_id] != head.event_id:
+        return openers[head.episode_id]
+    return parents.get(head.event_id, head.event_id)
 
 
 def _signature(tool: str, schema_hash: str, versions: dict[tuple[str, str], Any]) -> str:

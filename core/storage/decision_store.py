@@ -19,29 +19,10 @@ def _chunks(items: Sequence[Any], size: int = 500) -> list[list[Any]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def tool_calls(
-    conn: Connection, tenant: str, *, tool: str | None, agent_id: str | None, limit: int
-) -> list[Any]:
-    """The latest ``limit`` tool calls in scope, newest first, each with its delta."""
+def tool_call_heads(conn: Connection, tenant: str, *, tool: str | None, agent_id: str | None, limit: int) -> list[Any]:
+    """(event_id, episode_id) of the latest ``limit`` tool calls in scope, newest first."""
     statement = (
-        select(
-            events.c.id.label("event_id"),
-            events.c.seq,
-            events.c.ts,
-            events.c.episode_id,
-            events.c.tool_name,
-            events.c.tool_args,
-            events.c.parent_ids,
-            events.c.confidence,
-            deltas.c.id.label("delta_id"),
-            deltas.c.action,
-            deltas.c.trigger,
-            deltas.c.utility,
-            deltas.c.utility_ts,
-            deltas.c.conflict_flags,
-            deltas.c.tool_schema_hash,
-        )
-        .join(deltas, deltas.c.event_id == events.c.id)
+        select(events.c.id.label("event_id"), events.c.episode_id)
         .where(
             events.c.tenant == tenant,
             events.c.kind == "tool_call",
@@ -55,6 +36,43 @@ def tool_calls(
     if agent_id is not None:
         statement = statement.where(events.c.agent_id == agent_id)
     return list(conn.execute(statement))
+
+
+def first_parents(conn: Connection, event_ids: Sequence[str]) -> dict[str, str]:
+    """Each event's first declared parent (the step that prompted it), where it has one."""
+    found: dict[str, str] = {}
+    for chunk in _chunks(event_ids):
+        for event_id, parents in conn.execute(select(events.c.id, events.c.parent_ids).where(events.c.id.in_(chunk))):
+            if parents:
+                found[event_id] = parents[0]
+    return found
+
+
+def tool_calls(conn: Connection, event_ids: Sequence[str]) -> list[Any]:
+    """The given tool calls with their deltas, newest first."""
+    rows: list[Any] = []
+    for chunk in _chunks(event_ids):
+        statement = (
+            select(
+                events.c.id.label("event_id"),
+                events.c.seq,
+                events.c.ts,
+                events.c.episode_id,
+                events.c.tool_name,
+                events.c.tool_args,
+                events.c.confidence,
+                deltas.c.id.label("delta_id"),
+                deltas.c.action,
+                deltas.c.utility,
+                deltas.c.utility_ts,
+                deltas.c.conflict_flags,
+                deltas.c.tool_schema_hash,
+            )
+            .join(deltas, deltas.c.event_id == events.c.id)
+            .where(events.c.id.in_(chunk))
+        )
+        rows.extend(conn.execute(statement))
+    return sorted(rows, key=lambda row: (row.ts, row.seq), reverse=True)
 
 
 def episode_openers(conn: Connection, tenant: str, episode_ids: Sequence[str]) -> dict[str, str]:
@@ -92,16 +110,22 @@ def texts_and_vectors(conn: Connection, event_ids: Sequence[str]) -> dict[str, t
 
 def call_results(conn: Connection, call_delta_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """``call delta -> [meta of its tool_result events]`` (results are the calls' children)."""
-    found: dict[str, list[dict[str, Any]]] = {}
+    child_of: dict[str, list[str]] = {}
     for chunk in _chunks(call_delta_ids):
+        statement = select(delta_links.c.parent_id, delta_links.c.child_id).where(delta_links.c.parent_id.in_(chunk))
+        for parent, child in conn.execute(statement):
+            child_of.setdefault(child, []).append(parent)
+    # Two key lookups instead of one three-way join: SQLite plans the join as a scan of events.
+    found: dict[str, list[dict[str, Any]]] = {}
+    for chunk in _chunks(list(child_of)):
         statement = (
-            select(delta_links.c.parent_id, events.c.meta)
-            .join(deltas, deltas.c.id == delta_links.c.child_id)
+            select(deltas.c.id, events.c.meta)
             .join(events, events.c.id == deltas.c.event_id)
-            .where(delta_links.c.parent_id.in_(chunk), events.c.kind == "tool_result")
+            .where(deltas.c.id.in_(chunk), events.c.kind == "tool_result")
         )
-        for parent, meta in conn.execute(statement):
-            found.setdefault(parent, []).append(meta or {})
+        for child, meta in conn.execute(statement):
+            for parent in child_of[child]:
+                found.setdefault(parent, []).append(meta or {})
     return found
 
 
