@@ -61,7 +61,7 @@ class DriftMonitor:
         if not ids:
             return []
         drifts: list[ToolDrift] = []
-        with self._sql.writer() as conn:
+        with self._sql.reader() as conn:
             seen: list[tuple[str, str, str]] = []
             for start in range(0, len(ids), 500):
                 statement = (
@@ -70,7 +70,13 @@ class DriftMonitor:
                     .order_by(events.c.ts, events.c.seq)
                 )
                 seen.extend((row.tenant, row.tool_name, row.tool_schema_hash) for row in conn.execute(statement))
-            for tenant, tool, schema_hash in dict.fromkeys(seen):
+            seen = list(dict.fromkeys(seen))
+            # The common case — every tool called with its current schema — needs no write.
+            seen = [key for key in seen if drift_store.current_hash(conn, key[0], key[1]) != key[2]]
+        if not seen:
+            return []
+        with self._sql.writer() as conn:
+            for tenant, tool, schema_hash in seen:
                 schema = drift_store.schema_of(conn, tenant, tool, schema_hash)
                 drift = self.check(conn, tenant, tool, schema_hash, schema, source="call")
                 if drift is not None:
