@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from deltacore.errors import SchemaDrift
+
 
 def new_id() -> str:
     """A fresh random id (32 hex characters)."""
@@ -443,6 +445,18 @@ class ToolDrift(BaseModel):
     mapping: dict[str, str] = Field(default_factory=dict)
     """Old parameter name -> new one, for the renames the migration found."""
     review_items: list[int] = Field(default_factory=list)
+
+    def error(self) -> SchemaDrift:
+        """This drift as the seed's E04 exception, for callers that want to raise it."""
+        return SchemaDrift(
+            f"tool {self.tool!r} changed its schema ({', '.join(self.old_hashes) or '?'} -> {self.new_hash}): "
+            f"{len(self.affected)} deltas demoted, {len(self.migrated)} migrated, {len(self.failed)} queued for review",
+            tool=self.tool,
+            old_hashes=self.old_hashes,
+            new_hash=self.new_hash,
+            affected=self.affected,
+            failed=self.failed,
+        )
 
 
 class DriftReport(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from deltacore import DeltaCore, InvalidQueryError, MemoryFlag
+from deltacore import DeltaCore, InvalidQueryError, MemoryFlag, SchemaDrift
 from deltacore.delta.migration import migrate_args, name_similarity
 
 V1 = {
@@ -157,6 +157,9 @@ def test_a_failed_migration_goes_to_the_review_queue(memory):
     report = memory.observe_tools({"deploy": V2_UNMAPPABLE})
     [drift] = report.drifts
     assert drift.migrated == [] and len(drift.failed) == 1 and len(drift.review_items) == 1
+    error = drift.error()
+    assert isinstance(error, SchemaDrift) and error.code == "E04" and error.details["failed"] == drift.failed
+    assert str(error).startswith("E04 SCHEMA_DRIFT: tool 'deploy' changed its schema")
     [item] = memory.review_queue()
     assert item.kind == "SCHEMA_DRIFT" and item.event_id == "e1-call"
     assert "'env' no longer exists" in item.reason
