@@ -277,3 +277,40 @@ def test_langchain_tool_objects_observed_directly_never_drift_against_recorded_c
     assert len(store.tool_schemas("deploy")) == 2  # two renderings of one interface, both kept
     [decision] = store.recall_decisions(TASK)
     assert decision.schema_current is True and decision.flags == [] and decision.worked_count == 3
+
+
+def test_langchain_middleware(store):
+    pytest.importorskip("langchain")
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from deltacore.adapters.langchain import DeltaCoreMiddleware
+
+    class ScriptedModel(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
+            return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    @tool("deploy")
+    def deploy_v1(service: str, env: str) -> str:
+        """Deploy a service to an environment."""
+        return f"deployed {service} to {env}"
+
+    @tool("deploy")
+    def deploy_v2(service: str, environment: str) -> str:
+        """Deploy a service to an environment."""
+        return f"deployed {service} to {environment}"
+
+    middleware = DeltaCoreMiddleware(store, name="ops")
+    call = AIMessage("", tool_calls=[{"name": "deploy", "args": {"service": "api", "env": "prod"}, "id": "c1", "type": "tool_call"}])
+    first = str(uuid.uuid4())
+    agent = create_agent(ScriptedModel(messages=iter([call, AIMessage("Deployed.")])), [deploy_v1], middleware=[middleware])
+    agent.invoke({"messages": [("user", TASK)]}, config={"run_id": first})
+    [outcome] = store.events(kinds=["outcome"])
+    store.record_outcome(outcome.episode_id, 1.0)
+    assert store.system_events("SCHEMA_DRIFT") == []
+    agent = create_agent(ScriptedModel(messages=iter([AIMessage("Nothing to do.")])), [deploy_v2], middleware=[middleware])
+    agent.invoke({"messages": [("user", TASK)]}, config={"run_id": str(uuid.uuid4())})
+    _assert_drift_caught_by_the_offer(store, "ops")
