@@ -9,6 +9,7 @@
     deltacore reindex
     deltacore review                             # items waiting for a person (UNSTABLE, SCHEMA_DRIFT…)
     deltacore review --resolve 3 --as reject --note "the old endpoint is gone"
+    deltacore review --resolve 4 --as accept --args '{"service": "api", "region": 3}'
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -257,6 +258,13 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--resolve", type=_positive_int, metavar="ID", help="the item to resolve (its id in the list)")
     review.add_argument("--as", dest="resolution", choices=_RESOLUTIONS, help="how to resolve it (with --resolve)")
     review.add_argument("--note", default=None, help="why (kept with the resolution)")
+    review.add_argument(
+        "--args",
+        dest="migrated_args",
+        metavar="JSON",
+        default=None,
+        help='for a SCHEMA_DRIFT item: the call\'s arguments rewritten for the new schema, e.g. \'{"environment": "prod"}\'',
+    )
     review.add_argument("--all", action="store_true", help="list resolved items too")
     review.add_argument("--json", action="store_true", help="print JSON")
     _store_options(review, top_level=False)
@@ -482,10 +490,20 @@ def _cmd_review(args: argparse.Namespace) -> int:
         raise UsageError("--as needs --resolve ID (the item to resolve)")
     if args.resolve is not None and args.resolution is None:
         raise UsageError(f"say how to resolve item {args.resolve}: --as {' or --as '.join(_RESOLUTIONS)}")
+    migrated = None
+    if args.migrated_args is not None:
+        if args.resolve is None:
+            raise UsageError("--args needs --resolve ID (the SCHEMA_DRIFT item it migrates)")
+        try:
+            migrated = json.loads(args.migrated_args)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--args is not valid JSON: {exc.msg} (at character {exc.pos})") from None
+        if not isinstance(migrated, dict):
+            raise UsageError('--args must be a JSON object, e.g. \'{"environment": "prod"}\'')
     with _open_store(args) as memory:
         if args.resolve is not None:
             resolution = args.resolution + (f": {args.note}" if args.note else "")
-            item = memory.resolve_review(args.resolve, resolution)
+            item = memory.resolve_review(args.resolve, resolution, args=migrated)
             if args.json:
                 print(item.model_dump_json(indent=2))
             else:

@@ -405,10 +405,15 @@ class DeltaCore:
         lists every tenant's."""
         return self._learner.review_queue(tenant, include_resolved)
 
-    def resolve_review(self, item_id: int, resolution: str) -> ReviewItem:
-        """Close a review item with a note (``"keep"``, ``"delete"`` …). Resolving an UNSTABLE
-        item clears the delta's ``unstable`` flag."""
-        return self._learner.resolve(item_id, resolution)
+    def resolve_review(self, item_id: int, resolution: str, *, args: dict[str, Any] | None = None) -> ReviewItem:
+        """Close a review item. ``"accept"`` keeps the memory and clears the flag that queued it
+        (``unstable``, ``migration_failed``); ``"reject"`` sets its utility to 0 and keeps it out
+        of ``recall_decisions``; any other note just closes it (an UNSTABLE item's flag is
+        cleared all the same). Text after a colon is kept as the reason (``"reject: gone"``).
+
+        ``args``: for a SCHEMA_DRIFT item, the call's arguments migrated by hand to the tool's
+        new schema (every required parameter present); recalled like an automatic migration."""
+        return self._learner.resolve(item_id, resolution, args)
 
     # ---- delete and maintenance -------------------------------------------------------------
 
@@ -559,8 +564,8 @@ class AsyncDeltaCore:
     async def review_queue(self, **fields: Any) -> list[ReviewItem]:
         return await self._run("review_queue", **fields)
 
-    async def resolve_review(self, item_id: int, resolution: str) -> ReviewItem:
-        return await self._run("resolve_review", item_id, resolution)
+    async def resolve_review(self, item_id: int, resolution: str, **fields: Any) -> ReviewItem:
+        return await self._run("resolve_review", item_id, resolution, **fields)
 
     async def delete(self, event_ids: Sequence[str] | None = None, **selectors: Any) -> DeleteResult:
         return await self._run("delete", event_ids, **selectors)

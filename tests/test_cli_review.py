@@ -99,3 +99,18 @@ def test_mistakes_exit_2_with_a_clear_message(cli, queued) -> None:
 def test_an_empty_store_folder_is_explained(cli) -> None:
     code, _, err = cli("review")
     assert code == 2 and "no store in" in err
+
+
+def test_resolve_with_migrated_arguments(cli, queued, store: Path) -> None:
+    _, drift = queued
+    code, _, err = cli("review", "--resolve", str(drift), "--as", "accept", "--args", "{not json")
+    assert code == 2 and "--args is not valid JSON" in err
+    code, _, err = cli("review", "--resolve", str(drift), "--as", "accept", "--args", '{"service": "api"}')
+    assert code == 2 and "requires 'region'" in err
+    code, _, err = cli("review", "--args", '{"region": 1}')
+    assert code == 2 and "--args needs --resolve ID" in err
+    code, out, _ = cli("review", "--resolve", str(drift), "--as", "accept", "--args", '{"service": "api", "region": 1}')
+    assert code == 0 and "resolved: accept" in out
+    with DeltaCore.open(store, embedder=FakeEmbedder()) as memory:
+        [decision] = memory.recall_decisions("deploy api")
+        assert decision.migrated and decision.args == {"service": "api", "region": 1}

@@ -263,3 +263,20 @@ def test_a_cosmetic_schema_change_is_not_a_drift(memory):
     # A changed interface after it still drifts, and migrates from either rendering.
     [drift] = memory.observe_tools({"deploy": V2_RENAMED}).drifts
     assert len(drift.migrated) == 1
+
+
+def test_a_reviewer_can_migrate_the_arguments_by_hand(memory):
+    _deploy_episode(memory, "e1", "prod", V1)
+    memory.observe_tools({"deploy": V2_UNMAPPABLE})
+    [item] = memory.review_queue()
+    with pytest.raises(InvalidQueryError, match="requires 'region'"):
+        memory.resolve_review(item.id, "accept", args={"service": "api"})
+    with pytest.raises(InvalidQueryError, match="args"):
+        memory.resolve_review(item.id, "reject", args={"service": "api", "region": 3})
+    assert memory.review_queue() == [item]  # a refused resolution leaves the item open
+    memory.resolve_review(item.id, "accept: prod is region 3", args={"service": "api", "region": 3})
+    [decision] = memory.recall_decisions("deploy api to prod")
+    assert decision.migrated and decision.args == {"service": "api", "region": 3}
+    assert decision.original_args == {"service": "api", "env": "prod"} and "migration_failed" not in decision.flags
+    _, delta = _call_delta(memory, "e1-call")
+    assert "migration_failed" not in delta.conflict_flags
