@@ -8,13 +8,15 @@ these helpers for the parts that are the same everywhere:
   text of a ``tool_call``, the ``meta`` of a failed ``tool_result``, the text of an ``outcome``;
 * **stores**: the synchronous / async handle on a ``DeltaCore``, listing every stored event, and
   turning an ingest's first rejection into the caller's error;
-* **memories handed to a model**: a retrieved ``MemoryPacket`` as a prompt line and as metadata.
+* **memories handed to a model**: a retrieved ``MemoryPacket`` as a prompt line and as metadata;
+* **offered tools**: which tool schemas were already passed to ``DeltaCore.observe_tools``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -188,3 +190,30 @@ def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
         "tool_name": packet.tool_name,
         "episode_id": packet.episode_id,
     }
+
+
+# ---- offered tools -----------------------------------------------------------------------------
+
+
+class ToolOffers:
+    """The tool schemas an adapter has already passed to ``DeltaCore.observe_tools``.
+
+    Frameworks offer the same tools on every model turn; only a tool that is new or whose
+    schema changed is worth a write (drift detection itself is the engine's)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def changed(self, schemas: Mapping[str, Any]) -> dict[str, Any]:
+        """Those of ``{name: schema}`` not observed yet in this form (and now marked observed)."""
+        fresh: dict[str, Any] = {}
+        with self._lock:
+            for name, schema in schemas.items():
+                if schema is None:
+                    continue
+                key = json.dumps(schema, sort_keys=True, default=str)
+                if self._seen.get(name) != key:
+                    self._seen[name] = key
+                    fresh[name] = schema
+        return fresh

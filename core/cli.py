@@ -7,6 +7,9 @@
     deltacore query "what does the user prefer?" --max-tokens 200 --json
     deltacore stats
     deltacore reindex
+    deltacore review                             # items waiting for a person (UNSTABLE, SCHEMA_DRIFT…)
+    deltacore review --resolve 3 --as reject --note "the old endpoint is gone"
+    deltacore review --resolve 4 --as accept --args '{"service": "api", "region": 3}'
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -14,7 +17,8 @@ variables ``DELTACORE_PATH``, ``DELTACORE_DATABASE_URL`` and ``DELTACORE_CHROMA_
 defaults; flags win over them.
 
 Exit status: 0 success; 1 some input lines were rejected, or a backend failed; 2 usage or
-configuration error (missing file, bad URL, wrong embedder, missing extra, bad query).
+configuration error (missing file, bad URL, wrong embedder, missing extra, bad query, unknown or
+already resolved review item).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ EXIT_USAGE = 2
 _CALLER_ERRORS = (ConfigurationError, InvalidQueryError, InvalidEventError, MissingExtraError, NotFoundError)
 
 _EMBEDDERS = ("minilm", "fake")
+_RESOLUTIONS = ("accept", "reject")
 _ROUTER_NAMES = ("semantic", "lexical", "recency")
 _TEXT_WIDTH = 100
 
@@ -242,6 +247,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _store_options(reindex, top_level=False)
     reindex.set_defaults(handler=_cmd_reindex)
+
+    review = commands.add_parser(
+        "review",
+        help="list or resolve the items waiting for a person",
+        description="List the review queue (utilities that oscillate: UNSTABLE; tool calls whose "
+        "arguments could not be migrated to a changed tool schema: SCHEMA_DRIFT), or resolve one. "
+        "accept keeps the memory and clears its flag; reject sets its utility to 0 and never offers it again.",
+    )
+    review.add_argument("--resolve", type=_positive_int, metavar="ID", help="the item to resolve (its id in the list)")
+    review.add_argument("--as", dest="resolution", choices=_RESOLUTIONS, help="how to resolve it (with --resolve)")
+    review.add_argument("--note", default=None, help="why (kept with the resolution)")
+    review.add_argument(
+        "--args",
+        dest="migrated_args",
+        metavar="JSON",
+        default=None,
+        help='for a SCHEMA_DRIFT item: the call\'s arguments rewritten for the new schema, e.g. \'{"environment": "prod"}\'',
+    )
+    review.add_argument("--all", action="store_true", help="list resolved items too")
+    review.add_argument("--json", action="store_true", help="print JSON")
+    _store_options(review, top_level=False)
+    review.set_defaults(handler=_cmd_review)
     return parser
 
 
@@ -453,6 +480,65 @@ def _cmd_reindex(args: argparse.Namespace) -> int:
     what = "re-embedded and indexed" if args.reembed else "indexed"
     print(f"{written} vectors {what}")
     return EXIT_OK
+
+
+# ---- review -----------------------------------------------------------------------------------
+
+
+def _cmd_review(args: argparse.Namespace) -> int:
+    if args.resolution is not None and args.resolve is None:
+        raise UsageError("--as needs --resolve ID (the item to resolve)")
+    if args.resolve is not None and args.resolution is None:
+        raise UsageError(f"say how to resolve item {args.resolve}: --as {' or --as '.join(_RESOLUTIONS)}")
+    migrated = None
+    if args.migrated_args is not None:
+        if args.resolve is None:
+            raise UsageError("--args needs --resolve ID (the SCHEMA_DRIFT item it migrates)")
+        try:
+            migrated = json.loads(args.migrated_args)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--args is not valid JSON: {exc.msg} (at character {exc.pos})") from None
+        if not isinstance(migrated, dict):
+            raise UsageError('--args must be a JSON object, e.g. \'{"environment": "prod"}\'')
+    with _open_store(args) as memory:
+        if args.resolve is not None:
+            resolution = args.resolution + (f": {args.note}" if args.note else "")
+            item = memory.resolve_review(args.resolve, resolution, args=migrated)
+            if args.json:
+                print(item.model_dump_json(indent=2))
+            else:
+                print(f"item {item.id} ({item.kind}) resolved: {item.resolution}")
+            return EXIT_OK
+        items = memory.review_queue(tenant=args.tenant, include_resolved=args.all)
+    if args.json:
+        print(json.dumps([item.model_dump(mode="json") for item in items], indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not items:
+        print("nothing to review" if not args.all else "the review queue is empty")
+        return EXIT_OK
+    rows = [
+        (
+            str(item.id),
+            item.kind,
+            item.tenant,
+            item.created.strftime("%Y-%m-%d %H:%M"),
+            (item.resolution or "") if args.all else (item.event_id or item.delta_id or "-"),
+            _shorten(item.reason, 110),
+        )
+        for item in items
+    ]
+    header = ("id", "kind", "tenant", "created", "resolution" if args.all else "event", "reason")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
+    waiting = sum(1 for item in items if item.resolved_at is None)
+    print(f"{waiting} waiting; resolve one with: {PROG} review --resolve ID --as accept|reject [--note TEXT]")
+    return EXIT_OK
+
+
+def _shorten(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,9 @@ import numpy as np
 
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor, RuleBasedExtractor
+from deltacore.delta.drift import DriftMonitor
 from deltacore.delta.outcomes import Learner
+from deltacore.delta.propagation import Propagator
 from deltacore.embedding import default_embedder, embed_texts
 from deltacore.embedding.guard import CheckedEmbedder
 from deltacore.errors import (
@@ -38,19 +40,24 @@ from deltacore.errors import (
 from deltacore.gateway import Gateway
 from deltacore.governor import TokenCounter
 from deltacore.ingest.pipeline import IngestPipeline, delta_id_for, embedding_text
+from deltacore.ingest.tool_specs import read_tool_specs
 from deltacore.model import (
     CausalChain,
     Channel,
+    Decision,
     DeleteResult,
+    DriftReport,
     Event,
     IngestResult,
     MemoryPacket,
     OutcomeReport,
+    PropagationReport,
     QueryCriteria,
     ReviewItem,
     StoreStats,
 )
 from deltacore.retrieval import Retriever
+from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
 from deltacore.storage import ChromaIndex, HotTier, OutboxApplier, SQLStore, VectorOwnership
 from deltacore.storage.filters import event_filters
@@ -96,6 +103,9 @@ class DeltaCore:
             rerank_depth=config.rerank_depth,
         )
         self._learner = Learner(self._sql, config.decay_rate_per_hour)
+        self._drift = DriftMonitor(self._sql, config.decay_rate_per_hour)
+        self._propagator = Propagator(self._sql)
+        self._decisions = DecisionRecall(self._sql, self._embedder.embed_one, config.decay_rate_per_hour)
         # Crash recovery: vector writes committed to the outbox but never applied are replayed now.
         self.apply_outbox()
 
@@ -192,9 +202,15 @@ class DeltaCore:
         """
         if isinstance(events, (Event, dict)):
             events = [events]
-        result = self._pipeline.run(list(events), Channel(channel) if channel else None)
+        events = list(events)
+        result = self._pipeline.run(events, Channel(channel) if channel else None)
         if result.stored:
             self.apply_outbox()
+            if any(_carries_schema(event) for event in events):
+                # A call under a changed tool schema (E04): demote, migrate, queue for review.
+                drifts = self._drift.after_ingest(result.stored)
+                if drifts:
+                    result = result.model_copy(update={"schema_drifts": drifts})
         return result
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
@@ -288,8 +304,78 @@ class DeltaCore:
         return self._sql.retrievals(tenant, episode_id)
 
     def tool_schemas(self, tool_name: str | None = None, *, tenant: str = "default") -> list[dict[str, Any]]:
-        """Every schema each tool was seen with (``tool_schema`` on events), oldest first."""
+        """Every schema each tool was seen with (called, or offered through ``observe_tools``), oldest first."""
         return self._sql.tool_schemas(tenant, tool_name)
+
+    def observe_tools(
+        self, tools: Mapping[str, Any] | Sequence[Any], *, tenant: str = "default", source: str | None = None
+    ) -> DriftReport:
+        """Register the tools an agent is offered, without a call (adapters call it with the
+        framework's tool list).
+
+        ``tools`` is ``{name: JSON schema}`` or a list of specs (OpenAI / Anthropic / plain
+        ``{"name", "parameters"}``). A schema other than the one a tool's earlier deltas were
+        learned under is a drift (E04): ``SCHEMA_DRIFT`` is logged, those deltas are demoted
+        and flagged ``schema_drift``, their arguments migrated to the new schema where the
+        parameter mapping rules allow, and queued for review where they do not."""
+        try:
+            specs, rejected = read_tool_specs(tools)
+        except TypeError as exc:
+            raise InvalidQueryError("tools", str(exc)) from exc
+        return self._drift.observe(specs, tenant, source, rejected)
+
+    def recall_decisions(
+        self,
+        context: str,
+        *,
+        tool: str | None = None,
+        tenant: str = "default",
+        agent_id: str | None = None,
+        top_k: int = 5,
+        include_failed: bool = True,
+        min_confidence: float = 0.0,
+        min_similarity: float = 0.0,
+        exclude_tainted: bool = True,
+    ) -> list[Decision]:
+        """What was done before in situations like ``context``, and how it went.
+
+        Tool calls with the same tool and arguments are one :class:`Decision`, judged on all
+        its calls: feedback, failed tool results, the credit each call earned from its
+        episode's outcome, weighted by how similar each call's situation is and how recent it
+        is. Decisions that worked (or are unknown) come first, best first; then, with
+        ``include_failed``, those that failed, flagged ``failed`` (``top_k`` each). Each carries
+        the schema it was learned under, whether it is still current, and migrated arguments
+        after a schema change. Deterministic; no LLM."""
+        if not isinstance(context, str) or not context.strip():
+            raise InvalidQueryError("context", "describe the situation to recall decisions for (a non-empty string)")
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+            raise InvalidQueryError("top_k", f"must be a positive integer, got {top_k!r}")
+        if not 0.0 <= min_confidence <= 1.0:
+            raise InvalidQueryError("min_confidence", f"must be in [0, 1], got {min_confidence!r}")
+        return self._decisions.recall(
+            context,
+            tool=tool,
+            tenant=tenant,
+            agent_id=agent_id,
+            top_k=top_k,
+            include_failed=include_failed,
+            min_confidence=min_confidence,
+            min_similarity=min_similarity,
+            exclude_tainted=exclude_tainted,
+        )
+
+    def propagate(self, node_id: str, exception: str, *, reason: str | None = None) -> PropagationReport:
+        """Propagate an exception at a delta (or event) through provenance.
+
+        ``"poison"`` taints the whole downstream chain (flag ``tainted``, utility 0: left out
+        of queries with ``exclude_tainted``); ``"contradiction"`` marks only what was derived
+        from it (``contradicted``); ``"drift"`` marks only the chain's deltas of the same tool
+        (``schema_drift``). Logged as ``<EXCEPTION>_PROPAGATED``."""
+        delta_id = node_id
+        with self._sql.reader() as conn:
+            if not self._sql.fetch_deltas(conn, [node_id]):
+                delta_id = delta_id_for(node_id)
+        return self._propagator.propagate(delta_id, exception, reason)
 
     # ---- learning from outcomes ---------------------------------------------------------------
 
@@ -319,10 +405,15 @@ class DeltaCore:
         lists every tenant's."""
         return self._learner.review_queue(tenant, include_resolved)
 
-    def resolve_review(self, item_id: int, resolution: str) -> ReviewItem:
-        """Close a review item with a note (``"keep"``, ``"delete"`` …). Resolving an UNSTABLE
-        item clears the delta's ``unstable`` flag."""
-        return self._learner.resolve(item_id, resolution)
+    def resolve_review(self, item_id: int, resolution: str, *, args: dict[str, Any] | None = None) -> ReviewItem:
+        """Close a review item. ``"accept"`` keeps the memory and clears the flag that queued it
+        (``unstable``, ``migration_failed``); ``"reject"`` sets its utility to 0 and keeps it out
+        of ``recall_decisions``; any other note just closes it (an UNSTABLE item's flag is
+        cleared all the same). Text after a colon is kept as the reason (``"reject: gone"``).
+
+        ``args``: for a SCHEMA_DRIFT item, the call's arguments migrated by hand to the tool's
+        new schema (every required parameter present); recalled like an automatic migration."""
+        return self._learner.resolve(item_id, resolution, args)
 
     # ---- delete and maintenance -------------------------------------------------------------
 
@@ -391,6 +482,12 @@ class DeltaCore:
         return self._sql.system_events(kind, tenant)
 
 
+def _carries_schema(event: Event | dict[str, Any]) -> bool:
+    if isinstance(event, Event):
+        return event.tool_schema is not None or event.tool_schema_hash is not None
+    return isinstance(event, dict) and (event.get("tool_schema") is not None or event.get("tool_schema_hash") is not None)
+
+
 def _build_criteria(fields: dict[str, Any]) -> QueryCriteria:
     from pydantic import ValidationError
 
@@ -449,6 +546,15 @@ class AsyncDeltaCore:
     async def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
         return await self._run("query_causal", node_id, depth, direction)
 
+    async def observe_tools(self, tools: Mapping[str, Any] | Sequence[Any], **fields: Any) -> DriftReport:
+        return await self._run("observe_tools", tools, **fields)
+
+    async def recall_decisions(self, context: str, **fields: Any) -> list[Decision]:
+        return await self._run("recall_decisions", context, **fields)
+
+    async def propagate(self, node_id: str, exception: str, **fields: Any) -> PropagationReport:
+        return await self._run("propagate", node_id, exception, **fields)
+
     async def record_outcome(self, episode_id: str, reward: float, **fields: Any) -> OutcomeReport:
         return await self._run("record_outcome", episode_id, reward, **fields)
 
@@ -458,8 +564,8 @@ class AsyncDeltaCore:
     async def review_queue(self, **fields: Any) -> list[ReviewItem]:
         return await self._run("review_queue", **fields)
 
-    async def resolve_review(self, item_id: int, resolution: str) -> ReviewItem:
-        return await self._run("resolve_review", item_id, resolution)
+    async def resolve_review(self, item_id: int, resolution: str, **fields: Any) -> ReviewItem:
+        return await self._run("resolve_review", item_id, resolution, **fields)
 
     async def delete(self, event_ids: Sequence[str] | None = None, **selectors: Any) -> DeleteResult:
         return await self._run("delete", event_ids, **selectors)

@@ -45,18 +45,19 @@ def test_importing_deltacore_imports_no_framework():
 PUBLIC_API = [
     "AsyncDeltaCore", "BackendError", "BackendUnavailableError", "BeliefStale", "CausalChain", "Channel",
     "ChromaEmbedder", "CircularCausalChain", "CompressionLimit", "ConfigurationError", "ConsolidationTimeout",
-    "CreditUpdate", "DeleteResult", "Delta", "DeltaCore", "DeltaCoreConfig", "DeltaCoreError", "DistributionShift", "Embedder",
+    "CreditUpdate", "Decision", "DeleteResult", "Delta", "DeltaCore", "DeltaCoreConfig", "DeltaCoreError", "DistributionShift",
+    "DriftReport", "Embedder",
     "EmbedderMismatchError",
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
-    "NotFoundError", "OutcomeReport", "PoisonDetected", "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "StoreLockedError",
-    "StoreStats", "TemporalContradiction", "__version__",
+    "NotFoundError", "OutcomeReport", "PoisonDetected", "PropagationReport", "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "StoreLockedError",
+    "StoreStats", "TemporalContradiction", "ToolDrift", "__version__",
 ]
 
 ENGINE_METHODS = [
-    "add", "apply_outbox", "close", "delete", "embed", "events", "feedback", "get", "ingest", "open", "owns_vector_index",
-    "query", "query_causal", "record_outcome", "record_retrieval", "reindex", "resolve_review", "retrievals", "review_queue",
-    "stats", "system_events", "tool_schemas",
+    "add", "apply_outbox", "close", "delete", "embed", "events", "feedback", "get", "ingest", "observe_tools", "open",
+    "owns_vector_index", "propagate", "query", "query_causal", "recall_decisions", "record_outcome", "record_retrieval",
+    "reindex", "resolve_review", "retrievals", "review_queue", "stats", "system_events", "tool_schemas",
 ]
 
 

@@ -8,7 +8,9 @@ Each call becomes a ``tool_call`` event (name, arguments, the tool's parameters 
 (the output, or the error message with ``meta.error`` and the exception's type name), under
 the episode that :mod:`.episodes` is recording. Outside a recorded run the events carry no
 episode id. ``AssistantAgent`` calls ``call_tool_stream`` on stream workbenches and
-``call_tool`` otherwise; both are recorded.
+``call_tool`` otherwise; both are recorded. ``list_tools()`` (what the agent offers its model)
+hands new or changed tool schemas to ``DeltaCore.observe_tools``, so a tool whose schema changed
+is detected as drift before it is ever called.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from contextvars import ContextVar
 from typing import Any
 
 from autogen_core import CancellationToken, ComponentModel
-from autogen_core.tools import BaseTool, StaticStreamWorkbench, ToolOverride, ToolResult
+from autogen_core.tools import BaseTool, StaticStreamWorkbench, ToolOverride, ToolResult, ToolSchema
 from pydantic import BaseModel, Field
 from typing_extensions import Self
 
+from deltacore.adapters._shared import ToolOffers
 from deltacore.adapters.autogen.episodes import current_episode, tool_call_event, tool_event_id, tool_result_event
 from deltacore.adapters.autogen.memory import DeltaCoreMemory
 from deltacore.model import Channel
@@ -54,6 +57,16 @@ class DeltaCoreWorkbench(StaticStreamWorkbench):
     ) -> None:
         super().__init__(tools, tool_overrides)
         self.memory = memory
+        self._offers = ToolOffers()
+
+    async def list_tools(self) -> list[ToolSchema]:
+        """The tools, as AutoGen offers them to the model; new or changed schemas are handed to
+        ``DeltaCore.observe_tools`` (drift is detected when a tool is offered, before any call)."""
+        tools = await super().list_tools()
+        changed = self._offers.changed({tool["name"]: dict(tool.get("parameters") or {}) for tool in tools})
+        if changed:
+            await self.memory.store.observe_tools(changed, tenant=self.memory.tenant, source="autogen:workbench")
+        return tools
 
     async def call_tool(
         self,

@@ -6,7 +6,9 @@ own, registers :class:`~deltacore.adapters.crewai.hooks.ToolSchemaHooks` for too
 ==========================  ==================================================================
 CrewAI event                DeltaCore event (``episode_id`` = the kickoff's started-event id)
 ==========================  ==================================================================
-``TaskStartedEvent``        ``message``, role user, channel user: the task description
+``TaskStartedEvent``        ``message``, role user, channel user: the task description; the
+                            task's and its agent's tools (``args_schema``) go to
+                            ``DeltaCore.observe_tools`` (drift is detected before any call)
 ``ToolUsageFinishedEvent``  ``tool_call`` (name, arguments, args schema, parent = previous step)
                             + ``tool_result`` (output; ``ToolFailure`` → error meta), parent = call
 ``ToolUsageErrorEvent``     ``tool_call`` + ``tool_result`` with the error message and
@@ -37,6 +39,7 @@ from collections.abc import Callable, Iterable
 from itertools import groupby
 from typing import Any
 
+from crewai.utilities.string_utils import sanitize_tool_name
 from crewai.events import (
     BaseEventListener,
     CrewKickoffCompletedEvent,
@@ -51,9 +54,17 @@ from crewai.events import (
 )
 
 from deltacore import DeltaCore
-from deltacore.adapters._shared import call_text, error_meta, json_safe, outcome_text, raise_rejections, scope_of
+from deltacore.adapters._shared import (
+    ToolOffers,
+    call_text,
+    error_meta,
+    json_safe,
+    outcome_text,
+    raise_rejections,
+    scope_of,
+)
 from deltacore.adapters.crewai.episodes import episode_of
-from deltacore.adapters.crewai.hooks import ToolSchemaHooks
+from deltacore.adapters.crewai.hooks import ToolSchemaHooks, tool_args_schema
 from deltacore.model import Channel, Event, EventKind
 
 log = logging.getLogger(__name__)
@@ -87,6 +98,7 @@ class DeltaCoreListener(BaseEventListener):
         self.hooks = hooks if hooks is not None else ToolSchemaHooks().register()
         for tool in tools:
             self.hooks.add_tool(tool)
+        self._offers = ToolOffers()
         self.errors: list[BaseException] = []
         """Recording failures (also logged); handlers never raise into CrewAI."""
         self._handlers: list[tuple[type, Callable[..., Any]]] = []
@@ -193,6 +205,7 @@ class DeltaCoreListener(BaseEventListener):
 
     def _task_started(self, event: TaskStartedEvent, state: Any) -> None:
         task = event.task
+        self._observe_tools(task, event.agent_role)
         text = getattr(task, "description", None) or event.task_name or ""
         if not text.strip():
             return
@@ -202,6 +215,18 @@ class DeltaCoreListener(BaseEventListener):
             event, episode_id, agent, id=f"{event.event_id}:input", kind=EventKind.MESSAGE, role="user", text=text
         )
         self._write(episode_id, [(message, Channel.USER)])
+
+    def _observe_tools(self, task: Any, agent_role: str | None) -> None:
+        """The tools the task's agent is offered (their ``args_schema``), to ``observe_tools``."""
+        agent = getattr(task, "agent", None)
+        tools = list(getattr(task, "tools", None) or ()) + list(getattr(agent, "tools", None) or ())
+        for tool in tools:
+            self.hooks.add_tool(tool)
+        schemas = {sanitize_tool_name(tool.name): tool_args_schema(tool) for tool in tools if getattr(tool, "name", None)}
+        changed = self._offers.changed(schemas)
+        if changed:
+            role = agent_role or getattr(agent, "role", None) or "crew"
+            self.store.observe_tools(changed, tenant=self.tenant, source=f"crewai:{role}")
 
     def _tool_started(self, event: ToolUsageStartedEvent, state: Any) -> None:
         self._pending_calls[event.event_id] = (episode_of(event, state), event)

@@ -121,13 +121,21 @@ class EpisodeRecorder:
 
     # ---- tool schemas -------------------------------------------------------------------------
 
-    def offer(self, specs: Iterable[Any]) -> None:
-        """Remember the schemas a model was offered, for the calls that follow."""
+    def offer(self, specs: Iterable[Any]) -> dict[str, dict[str, Any]]:
+        """Remember the schemas a model was offered, for the calls that follow; returns them
+        by name."""
+        offered: dict[str, dict[str, Any]] = {}
         for spec in specs or ():
             schema = offered_schema(spec)
             if schema is not None:
+                offered[schema[0]] = schema[1]
                 with self._lock:
                     self._offered[schema[0]] = schema[1]
+        return offered
+
+    def registry(self) -> dict[str, dict[str, Any]]:
+        """The schemas of the tools given up front, by name."""
+        return dict(self._registry)
 
     def schema_for(self, name: str, tool: Any = None) -> dict[str, Any] | None:
         if name in self._registry:

@@ -7,7 +7,9 @@ The root run (``parent_run_id is None``) is the episode and its run id the ``epi
 
 * root chain start → the user's input; root chain end / error → the episode's outcome;
 * chat model start → remembers the tool schemas the model was offered
-  (``invocation_params["tools"]``), for the calls that follow;
+  (``invocation_params["tools"]``), for the calls that follow, and hands new or changed ones to
+  :meth:`DeltaCore.observe_tools` (tool-schema drift is detected before any call; the
+  ``tools=[...]`` registry is observed when the first run starts);
 * model end → the assistant's text, when there is some;
 * tool start / end / error → ``tool_call`` and ``tool_result`` events with the tool's name,
   arguments, schema (from ``tools=[...]`` or the offered schemas), error and parent run;
@@ -28,7 +30,7 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.outputs import ChatGeneration, LLMResult
 
-from deltacore.adapters._shared import raise_rejections
+from deltacore.adapters._shared import ToolOffers, raise_rejections
 from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import EpisodeRecorder, Scope, Write
 from deltacore.adapters.langchain._messages import (
@@ -66,6 +68,7 @@ class _RunTreeRecorder:
         self._source_of: dict[UUID, str] = {}
         self._tool_runs: dict[UUID, tuple[str, str, str]] = {}  # run -> (episode, call event id, tool)
         self._queries: dict[UUID, str] = {}
+        self._offers = ToolOffers()
 
     # ---- run tree -------------------------------------------------------------------------------
 
@@ -111,7 +114,8 @@ class _RunTreeRecorder:
         name = kwargs.get("name") or (serialized or {}).get("name")
         if name:
             self._source_of[root] = str(name)
-        return self._actions(self._recorder.start(str(root), run_input_text(inputs), self._source(root)))
+        observe = self._observe(self._recorder.registry(), root)
+        return observe + self._actions(self._recorder.start(str(root), run_input_text(inputs), self._source(root)))
 
     def _on_chain_end(self, outputs: Any, run_id: UUID, parent_run_id: UUID | None) -> list[Action]:
         if parent_run_id is not None:
@@ -132,9 +136,16 @@ class _RunTreeRecorder:
     # ---- models: offered tools, assistant text ---------------------------------------------------
 
     def _on_chat_model_start(self, run_id: UUID, parent_run_id: UUID | None, **kwargs: Any) -> list[Action]:
-        self._enter(run_id, parent_run_id)
-        self._recorder.offer((kwargs.get("invocation_params") or {}).get("tools") or ())
-        return []
+        root = self._enter(run_id, parent_run_id)
+        offered = self._recorder.offer((kwargs.get("invocation_params") or {}).get("tools") or ())
+        return self._observe(offered, root)
+
+    def _observe(self, schemas: dict[str, dict[str, Any]], root: UUID) -> list[Action]:
+        changed = self._offers.changed(schemas)
+        if not changed:
+            return []
+        memory, tenant, source = self.memory, self.scope.tenant, self._source(root) or "langchain"
+        return [lambda: memory.observe_tools(changed, tenant=tenant, source=source)]
 
     def _on_llm_end(self, response: LLMResult, run_id: UUID, parent_run_id: UUID | None) -> list[Action]:
         root = self._enter(run_id, parent_run_id)

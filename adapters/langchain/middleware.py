@@ -6,7 +6,8 @@ One agent invocation is one episode:
 
 * ``before_agent`` → the user's input (and the episode id, kept in the agent state);
 * ``wrap_model_call`` → the tools offered to the model (their schemas, for the calls that
-  follow), the assistant's text, and, with ``inject_memories=True``, relevant memories of
+  follow; new or changed ones go to ``DeltaCore.observe_tools`` for drift detection), the
+  assistant's text, and, with ``inject_memories=True``, relevant memories of
   earlier episodes added to the system message (replacing the block a previous call added);
 * ``wrap_tool_call`` → the call (name, arguments, the tool's schema) and its result or error;
 * ``after_agent`` → the outcome.
@@ -33,7 +34,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
-from deltacore.adapters._shared import raise_rejections
+from deltacore.adapters._shared import ToolOffers, raise_rejections
 from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import (
     MAX_OPEN_EPISODES,
@@ -102,6 +103,7 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         self.memory_query = {**defaults, **dict(memory_query or {})}
         self._recorder = EpisodeRecorder(self.scope, name, tools)
         self._injected: dict[str, list[MemoryPacket]] = {}
+        self._offers = ToolOffers()
 
     # ---- agent: the episode ----------------------------------------------------------------------
 
@@ -134,7 +136,7 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse | AIMessage:
         episode = _episode_of(request.state)
-        self._recorder.offer(request.tools)
+        self._observe(self._recorder.offer(request.tools))
         if self.inject_memories:
             request = self._with_memories(request, self._memories(request, episode))
         response = handler(request)
@@ -145,13 +147,18 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
     ) -> ModelResponse | AIMessage:
         episode = _episode_of(request.state)
-        self._recorder.offer(request.tools)
+        await asyncio.to_thread(self._observe, self._recorder.offer(request.tools))
         if self.inject_memories:
             packets = await asyncio.to_thread(self._memories, request, episode)
             request = self._with_memories(request, packets)
         response = await handler(request)
         await self._aperform(self._model_output(episode, response))
         return response
+
+    def _observe(self, offered: dict[str, dict[str, Any]]) -> None:
+        changed = self._offers.changed({**offered, **self._recorder.registry()})
+        if changed:
+            self.memory.observe_tools(changed, tenant=self.scope.tenant, source=self._recorder.source)
 
     def _model_output(self, episode: str, response: Any) -> list[Write]:
         response = getattr(response, "model_response", response)  # an ExtendedModelResponse

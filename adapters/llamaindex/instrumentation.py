@@ -7,7 +7,8 @@
 Workflow agents (``FunctionAgent``, ``ReActAgent``, ``AgentWorkflow``) emit no tool-call event,
 but every workflow step runs in a span, so this span handler reads them (llama-index-core 0.14):
 
-- ``*.init_run`` (its ``AgentWorkflowStartEvent``) → the user message;
+- ``*.init_run`` (its ``AgentWorkflowStartEvent``) → the user message, and the agents' tools
+  (``tool.metadata`` schemas) handed to ``DeltaCore.observe_tools`` (drift before any call);
 - ``*.run_agent_step`` → the model's ``AgentOutput`` (its text as the assistant message);
 - ``*.call_tool`` → its ``ToolCall`` (+ the tool's schema from ``tool.metadata``) and its
   ``ToolCallResult`` (output, or the error with the exception's type);
@@ -37,6 +38,7 @@ from llama_index.core.workflow import StopEvent, Workflow
 from pydantic import BaseModel, Field, PrivateAttr, field_validator
 
 from deltacore.adapters._shared import (
+    ToolOffers,
     call_text,
     check_store,
     error_meta,
@@ -95,6 +97,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
     _calls: dict[str, _PendingCall] = PrivateAttr(default_factory=dict)  # call_tool span id -> call
     _steps: dict[str, _Run] = PrivateAttr(default_factory=dict)  # workflow step span id -> run
     _state_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _offers: ToolOffers = PrivateAttr(default_factory=ToolOffers)
     _dispatcher: Dispatcher | None = PrivateAttr(default=None)
 
     def __init__(self, **data: Any) -> None:
@@ -188,6 +191,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                 self._steps[id_] = run  # a step of the workflow: its output or error is the run's
         event = bound_args.arguments.get("ev")
         if run is not None and method == "init_run":
+            self._observe_tools(run)
             self._record_user(run, event)
         elif run is not None and method == "call_tool" and isinstance(event, ToolCall):
             with self._state_lock:
@@ -245,6 +249,17 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
         result = sync_store(self.store).ingest(events, channel=channel)
         for rejection in result.rejected:
             self._failed("storing", rejection.event_id or "?", ValueError(f"{rejection.field}: {rejection.reason}"))
+
+    def _observe_tools(self, run: _Run) -> None:
+        workflow = run.workflow
+        agents = [workflow, *getattr(workflow, "agents", {}).values()] if workflow is not None else []
+        tools = [t for agent in agents for t in (getattr(agent, "tools", None) or []) if isinstance(t, BaseTool)]
+        changed = self._offers.changed({tool.metadata.name: _tool_schema(tool) for tool in tools if tool.metadata.name})
+        if changed:
+            try:
+                sync_store(self.store).observe_tools(changed, tenant=self.tenant, source=f"{FRAMEWORK}:{run.agent or 'agent'}")
+            except Exception as exc:  # noqa: BLE001 - LlamaIndex would swallow it anyway; keep it visible
+                self._failed("observing tools of", run.id, exc)
 
     def _record_user(self, run: _Run, start_event: Any) -> None:
         user_msg = start_event.get("user_msg") if start_event is not None else None

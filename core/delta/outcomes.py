@@ -18,6 +18,8 @@ from deltacore.delta import learning
 from deltacore.delta.utility import decayed_utility
 from deltacore.errors import InvalidQueryError, NotFoundError
 from deltacore.model import CreditUpdate, OutcomeReport, ReviewItem
+from deltacore.delta.migration import params_of
+from deltacore.storage import drift_store
 from deltacore.storage import learning_store as store
 from deltacore.storage.sql_store import SQLStore
 
@@ -166,25 +168,86 @@ class Learner:
         with self._sql.reader() as conn:
             return [_item(row) for row in store.review_items(conn, tenant, include_resolved)]
 
-    def resolve(self, item_id: int, resolution: str) -> ReviewItem:
-        """Close an item. Resolving an UNSTABLE item clears the delta's ``unstable`` flag, and
-        its oscillation window restarts from the resolution."""
+    def resolve(self, item_id: int, resolution: str, args: dict[str, Any] | None = None) -> ReviewItem:
+        """Close an item with a note. The note's first word decides what happens to the delta:
+
+        - ``accept`` (or ``keep``): the memory stays as it is; the flag that queued it
+          (``unstable``, ``migration_failed``) is cleared.
+        - ``reject``: the memory is wrong: utility 0, flagged ``rejected`` (recall_decisions
+          never offers it again); its ``unstable`` / ``migration_failed`` flag is cleared.
+        - anything else is a note; an UNSTABLE item's flag is cleared all the same (a person
+          looked at it), and its oscillation window restarts from the resolution.
+
+        ``args`` (SCHEMA_DRIFT items only) are the reviewer's migration of the call's arguments
+        to the tool's new schema: stored like an automatic migration, so ``recall_decisions``
+        offers them; every parameter the new schema requires must be there.
+        """
         if not resolution or not resolution.strip():
-            raise InvalidQueryError("resolution", "say how the item was resolved")
+            raise InvalidQueryError("resolution", "say how the item was resolved (e.g. 'accept' or 'reject')")
+        verb = resolution.strip().split(":", 1)[0].split()[0].lower()
+        if args is not None and (not isinstance(args, dict) or verb in _REJECT):
+            raise InvalidQueryError("args", "give the migrated arguments as a dict, with a resolution that is not a rejection")
+        now = time.time()
         with self._sql.writer() as conn:
             item = store.review_item(conn, item_id)
             if item is None:
                 raise NotFoundError(f"no review item {item_id!r}")
             if item["resolved_at"] is not None:
-                raise InvalidQueryError("item_id", f"review item {item_id} is already resolved")
-            store.resolve_item(conn, item_id, resolution)
-            if item["kind"] == "UNSTABLE" and item["delta_id"]:
-                flags = store.delta_flags(conn, item["delta_id"])
-                if flags is not None and UNSTABLE in flags:
-                    store.set_delta_flags(conn, item["delta_id"], [f for f in flags if f != UNSTABLE])
+                raise InvalidQueryError("item_id", f"review item {item_id} is already resolved ({item['resolution']})")
+            if args is not None:
+                self._manual_migration(conn, item, args, now)
+            store.resolve_item(conn, item_id, resolution.strip())
+            delta_id = item["delta_id"]
+            cleared = _QUEUED_BY.get(item["kind"])
+            if delta_id and (cleared or verb in _ACCEPT | _REJECT):
+                state = store.delta_states(conn, [delta_id]).get(delta_id)
+                if state is not None:
+                    flags = [f for f in (state.conflict_flags or ()) if f != cleared]
+                    if verb in _REJECT:
+                        if REJECTED not in flags:
+                            flags.append(REJECTED)
+                        store.set_utility(
+                            conn, delta_id, state.tenant, predicted=state.utility, new=0.0, source="review", now=now, flags=flags
+                        )
+                        self._sql.bump_version(conn, state.tenant)
+                    elif verb in _ACCEPT or item["kind"] == "UNSTABLE" or args is not None:
+                        store.set_delta_flags(conn, delta_id, flags)
             item = store.review_item(conn, item_id)
         assert item is not None
         return _item(item)
+
+    def _manual_migration(self, conn: Any, item: dict[str, Any], args: dict[str, Any], now: float) -> None:
+        payload = item["payload"] or {}
+        if item["kind"] != "SCHEMA_DRIFT" or not item["delta_id"] or not payload.get("to_hash"):
+            raise InvalidQueryError("args", f"review item {item['id']} is not a failed schema migration; args do not apply")
+        schema = drift_store.schema_of(conn, item["tenant"], payload["tool"], payload["to_hash"])
+        missing = [p.name for p in params_of(schema).values() if p.required and p.name not in args]
+        if missing:
+            raise InvalidQueryError("args", f"the new schema of {payload['tool']!r} requires {', '.join(map(repr, missing))}")
+        drift_store.record_migration(
+            conn,
+            self._sql.dialect,
+            {
+                "delta_id": item["delta_id"],
+                "to_hash": payload["to_hash"],
+                "from_hash": payload.get("from_hash"),
+                "tenant": item["tenant"],
+                "tool_name": payload["tool"],
+                "status": "migrated",
+                "args": args,
+                "mapping": {"by": "reviewer"},
+                "reason": None,
+                "ts": now,
+            },
+        )
+        self._sql.bump_version(conn, item["tenant"])
+
+
+REJECTED = "rejected"
+_ACCEPT = {"accept", "accepted", "keep"}
+_REJECT = {"reject", "rejected", "delete", "discard"}
+_QUEUED_BY = {"UNSTABLE": UNSTABLE, "SCHEMA_DRIFT": "migration_failed"}
+"""The flag each kind of review item was opened for."""
 
 
 def _check_reward(reward: float) -> None:

@@ -34,7 +34,13 @@ from deltacore.storage.filters import event_filters
 from deltacore.storage.records import delta_from_row
 
 PROVENANCE_DEPTH = 3
-_FLAG_OF_CONFLICT = {"tainted": MemoryFlag.TAINTED, "contradicted": MemoryFlag.CONTRADICTED, "stale": MemoryFlag.STALE}
+_FLAG_OF_CONFLICT = {
+    "tainted": MemoryFlag.TAINTED,
+    "contradicted": MemoryFlag.CONTRADICTED,
+    "stale": MemoryFlag.STALE,
+    "schema_drift": MemoryFlag.SCHEMA_DRIFT,
+    "unstable": MemoryFlag.UNSTABLE,
+}
 
 
 def _rrf_ignoring_depth(ranked: Any, weights: Any, depth: int | None = None, k: int = 60) -> Any:

@@ -12,6 +12,9 @@ from sqlalchemy import Connection, func, insert, select, update
 
 from deltacore.storage.tables import delta_links, deltas, events, retrievals, review_queue, utility_updates
 
+LEARNING_SOURCES = ("outcome", "feedback", "retrieval")
+"""``dc_utility_updates.source`` values that are evidence (the others are demotions)."""
+
 
 def episode_steps(conn: Connection, tenant: str, episode_id: str) -> list[Any]:
     """The episode's events joined with their deltas, in time order (ts, then insertion)."""
@@ -85,13 +88,16 @@ def retrieved_in_episode(conn: Connection, tenant: str, episode_id: str) -> list
 
 def recent_steps(conn: Connection, delta_id: str, limit: int) -> list[float]:
     """The last ``limit`` update steps of a delta since its last resolved UNSTABLE review
-    (a reviewer's decision starts a fresh window), oldest first."""
+    (a reviewer's decision starts a fresh window), oldest first. Only learning updates count:
+    a demotion (drift, taint) is not an outcome contradicting the previous one."""
     since = conn.execute(
         select(func.max(review_queue.c.resolved_at)).where(
             review_queue.c.delta_id == delta_id, review_queue.c.kind == "UNSTABLE"
         )
     ).scalar_one_or_none()
-    statement = select(utility_updates.c.step).where(utility_updates.c.delta_id == delta_id)
+    statement = select(utility_updates.c.step).where(
+        utility_updates.c.delta_id == delta_id, utility_updates.c.source.in_(LEARNING_SOURCES)
+    )
     if since is not None:
         statement = statement.where(utility_updates.c.ts > since)
     rows = conn.execute(statement.order_by(utility_updates.c.id.desc()).limit(limit)).scalars()
@@ -156,3 +162,59 @@ def delta_flags(conn: Connection, delta_id: str) -> list[str] | None:
 
 def set_delta_flags(conn: Connection, delta_id: str, flags: Sequence[str]) -> None:
     conn.execute(update(deltas).where(deltas.c.id == delta_id).values(conflict_flags=list(flags)))
+
+
+def children_with_relation(conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """``parent -> [(child, relation)]`` for the given parents."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    ids = list(delta_ids)
+    for start in range(0, len(ids), 500):
+        statement = select(delta_links.c.parent_id, delta_links.c.child_id, delta_links.c.relation).where(
+            delta_links.c.parent_id.in_(ids[start : start + 500])
+        )
+        for parent, child, relation in conn.execute(statement):
+            found.setdefault(parent, []).append((child, relation))
+    return found
+
+
+def delta_states(conn: Connection, delta_ids: Sequence[str]) -> dict[str, Any]:
+    """(id, tenant, event_id, episode_id, tool_name, utility, utility_ts, credit, conflict_flags) by id."""
+    found: dict[str, Any] = {}
+    ids = list(delta_ids)
+    for start in range(0, len(ids), 500):
+        statement = select(
+            deltas.c.id,
+            deltas.c.tenant,
+            deltas.c.event_id,
+            deltas.c.episode_id,
+            deltas.c.tool_name,
+            deltas.c.utility,
+            deltas.c.utility_ts,
+            deltas.c.credit,
+            deltas.c.conflict_flags,
+        ).where(deltas.c.id.in_(ids[start : start + 500]))
+        found.update({row.id: row for row in conn.execute(statement)})
+    return found
+
+
+def set_utility(
+    conn: Connection, delta_id: str, tenant: str, *, predicted: float, new: float, source: str, now: float, flags: Sequence[str]
+) -> None:
+    """Set a delta's utility outside an outcome (demotion, taint) and keep the step in its history."""
+    conn.execute(
+        update(deltas).where(deltas.c.id == delta_id).values(utility=new, utility_ts=now, conflict_flags=list(flags))
+    )
+    conn.execute(
+        insert(utility_updates).values(
+            delta_id=delta_id,
+            tenant=tenant,
+            episode_id=None,
+            source=source,
+            ts=now,
+            reward=0.0,
+            credit=0.0,
+            predicted=predicted,
+            new_utility=new,
+            step=round(new - predicted, 12),
+        )
+    )

@@ -88,6 +88,13 @@ def _episode_index(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_deltas_episode ON dc_deltas (tenant, episode_id, ts)")
 
 
+def _schema_drift(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import delta_migrations, tool_current
+
+    tool_current.create(conn, checkfirst=True)
+    delta_migrations.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -96,6 +103,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _tenant_versions,
     _learning,
     _episode_index,
+    _schema_drift,
 ]
 
 

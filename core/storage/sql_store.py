@@ -359,6 +359,10 @@ class SQLStore:
         row = conn.execute(select(tenants.c.events, tenants.c.version).where(tenants.c.tenant == tenant)).first()
         return (int(row.events), int(row.version)) if row else (0, 0)
 
+    def bump_version(self, conn: Connection, tenant: str) -> None:
+        """Mark a tenant changed without adding rows: every cache keyed on its signature is stale."""
+        self._bump_tenants(conn, {tenant: 0})
+
     def _bump_tenants(self, conn: Connection, changes: dict[str, int]) -> None:
         dialect_insert = sqlite.insert if self.dialect == "sqlite" else postgresql.insert
         for tenant, delta in changes.items():

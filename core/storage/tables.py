@@ -225,3 +225,30 @@ review_queue = Table(
 )
 Index("ix_dc_review_queue_open", review_queue.c.tenant, review_queue.c.resolved_at)
 Index("ix_dc_review_queue_delta", review_queue.c.delta_id)
+
+tool_current = Table(
+    "dc_tool_current",
+    metadata,
+    Column("tenant", _SCOPE, primary_key=True),
+    Column("tool_name", String(256), primary_key=True),
+    Column("schema_hash", String(64), nullable=False),
+    Column("since", Float, nullable=False),
+    comment="each tool's latest schema (called or offered): a different hash is a drift (E04)",
+)
+
+delta_migrations = Table(
+    "dc_delta_migrations",
+    metadata,
+    Column("delta_id", _ID, ForeignKey("dc_deltas.id", ondelete="CASCADE"), primary_key=True),
+    Column("to_hash", String(64), primary_key=True),
+    Column("from_hash", String(64)),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("tool_name", String(256), nullable=False),
+    Column("status", String(16), nullable=False, comment="migrated | failed"),
+    Column("args", JSON, comment="the arguments under the new schema (the original stays on the event)"),
+    Column("mapping", JSON, nullable=False, comment="what the migration did, parameter by parameter"),
+    Column("reason", Text),
+    Column("ts", Float, nullable=False),
+    comment="argument patterns of deltas migrated (or not) to a tool's new schema",
+)
+Index("ix_dc_delta_migrations_tool", delta_migrations.c.tenant, delta_migrations.c.tool_name, delta_migrations.c.to_hash)
