@@ -11,6 +11,7 @@ Importing this package never imports an agent framework; adapters live in
 from deltacore.config import DeltaCoreConfig
 from deltacore.embedding import ChromaEmbedder, Embedder, MiniLMEmbedder
 from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore.gateway.policy import TrustPolicy
 from deltacore.errors import (
     BackendError,
     BackendUnavailableError,
@@ -46,10 +47,14 @@ from deltacore.model import (
     MemoryPacket,
     Namespace,
     OutcomeReport,
+    QuarantineReview,
     QueryCriteria,
     Rejection,
     ReviewItem,
+    SecurityEvent,
     StoreStats,
+    TrustAction,
+    TrustDecision,
 )
 
 __version__ = "0.1.0"
@@ -90,12 +95,17 @@ __all__ = [
     "NotFoundError",
     "OutcomeReport",
     "PoisonDetected",
+    "QuarantineReview",
     "QueryCriteria",
     "Rejection",
     "ReviewItem",
     "SchemaDrift",
+    "SecurityEvent",
     "StoreLockedError",
     "StoreStats",
     "TemporalContradiction",
+    "TrustAction",
+    "TrustDecision",
+    "TrustPolicy",
     "__version__",
 ]

@@ -49,14 +49,16 @@ PUBLIC_API = [
     "EmbedderMismatchError",
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
-    "NotFoundError", "OutcomeReport", "PoisonDetected", "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "StoreLockedError",
-    "StoreStats", "TemporalContradiction", "__version__",
+    "NotFoundError", "OutcomeReport", "PoisonDetected", "QuarantineReview", "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift",
+    "SecurityEvent", "StoreLockedError", "StoreStats", "TemporalContradiction", "TrustAction", "TrustDecision",
+    "TrustPolicy", "__version__",
 ]
 
 ENGINE_METHODS = [
     "add", "apply_outbox", "close", "delete", "embed", "events", "feedback", "get", "ingest", "open", "owns_vector_index",
-    "query", "query_causal", "record_outcome", "record_retrieval", "reindex", "resolve_review", "retrievals", "review_queue",
-    "stats", "system_events", "tool_schemas",
+    "quarantine_review", "quarantined", "query", "query_causal", "record_outcome", "record_retrieval", "reindex",
+    "resolve_review", "retrievals", "review_queue", "security_events", "stats", "system_events", "tool_schemas",
+    "trust_score",
 ]
 
 

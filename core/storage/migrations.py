@@ -88,6 +88,16 @@ def _episode_index(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_deltas_episode ON dc_deltas (tenant, episode_id, ts)")
 
 
+def _trust_gateway(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import honeypots, security_events, source_reputation
+
+    source_reputation.create(conn, checkfirst=True)
+    security_events.create(conn, checkfirst=True)
+    honeypots.create(conn, checkfirst=True)
+    # The gateway reads a source's latest events (sequence, bursts, E01's "last 100").
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_events_source ON dc_events (tenant, source, ts)")
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -96,6 +106,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _tenant_versions,
     _learning,
     _episode_index,
+    _trust_gateway,
 ]
 
 
