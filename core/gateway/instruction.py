@@ -83,7 +83,7 @@ _AGENT_MODAL = re.compile(
     r"may only|can only|is expected to|is supposed to|always|never)\b"
 )
 _OUTPUT_MODAL = re.compile(
-    r"\b(?:every|each|all|any|your|its|the)\s+(?:future\s+)?(?:responses?|answers?|replies|outputs?|recommendations?|summar(?:y|ies))\s+"
+    r"\b(?:every|each|all|any|your|its|the)\s+(?:future\s+)?(?:responses?|answers?|repl(?:y|ies)|outputs?|recommendations?|summar(?:y|ies))\s+"
     r"(?:must|should|shall|will|needs? to|has to|have to|is to|are to|may only|can only)\b"
 )
 _AGENT_VOCATIVE = re.compile(rf"(?:^|[.!?,;:]\s*)(?:dear\s+|hey\s+|attention\s+)?{_AGENT_NOUN}\s*[,:]")
@@ -91,7 +91,7 @@ _AGENT_VOCATIVE = re.compile(rf"(?:^|[.!?,;:]\s*)(?:dear\s+|hey\s+|attention\s+)
 # What the agent says or does on the user's behalf (its output, tools and links).
 _SPEECH_VERBS = frozenset(
     """answer respond reply say tell output print recommend suggest mention state claim cite report inform advise
-    insist describe refer direct redirect link include append present promote rank prioritize prioritise""".split()
+    insist describe refer direct redirect point link include append present promote rank prioritize prioritise""".split()
 )
 _TOOL_VERBS = frozenset("call invoke execute run use trigger send forward transfer pay email approve grant delete download visit navigate open route".split())
 _TOOL_OBJECT = re.compile(
@@ -100,7 +100,7 @@ _TOOL_OBJECT = re.compile(
 )
 _PERSONA = re.compile(r"\b(?:pretend|act|behave|roleplay|role-play|pose)\s+(?:to be|as|like)\b|\byou are (?:now|no longer)\b")
 _SCOPE = re.compile(
-    r"\b(?:always|never|from now on|from this point|henceforth|hereafter|going forward|in the future|in future|"
+    r"\b(?:always|never|from now on|from this point|henceforth|hereafter|going forward|in the future|in future|(?:every|each|any) future|"
     r"for all future|all future|every time|each time|whenever|any time|anytime|at all times|in all cases|in every|"
     r"no matter|regardless|without exception|under no circumstances|forever|permanently|only ever|"
     r"for every (?:question|query|request|user|answer|response)|in (?:all|every|any) (?:answers?|responses?|replies|conversations?))\b"

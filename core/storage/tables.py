@@ -250,7 +250,7 @@ security_events = Table(
     Column("source", String(256)),
     Column("event_id", _ID),
     Column("score", Float),
-    Column("action", String(16)),
+    Column("action", String(32), comment="trust action, or a review verdict"),
     Column("reasons", JSON, nullable=False),
     Column("payload", JSON, nullable=False),
     comment="the operator's security log: never shown on the content path",
