@@ -228,7 +228,15 @@ def test_quarantine_review(memory: DeltaCore) -> None:
     assert [e.action for e in memory.security_events(kind="QUARANTINE_REVIEW")] == ["release", "release_unverified", "confirm", "delete"]
 
 
+def establish(memory: DeltaCore, source: str, n: int = 10) -> None:
+    """Give a source a history of ordinary memories (it is no longer a newcomer)."""
+    name = source.split(":")[-1]
+    memory.ingest([{"text": f"{name} wrote note number {i} about lunch plans", "source": source} for i in range(n)], channel="user")
+
+
 def test_unverified_memories_need_corroboration_to_drive_a_decision(memory: DeltaCore) -> None:
+    establish(memory, "user:ops")
+    establish(memory, "user:dba")
     memory.ingest([{"id": "doc", "text": "the staging database password rotates every friday", "source": "doc:wiki"}], channel="document")
     memory.ingest([{"id": "own", "text": "staging database password rotation happens on friday", "source": "user:ops"}], channel="user")
     ranked = [p.id for p in memory.query("when does the staging database password rotate?", top_k=5)]
@@ -238,6 +246,20 @@ def test_unverified_memories_need_corroboration_to_drive_a_decision(memory: Delt
     memory.ingest([{"id": "twin", "text": "the staging database password rotates every friday night", "source": "user:dba"}], channel="user")
     decided = [p.id for p in memory.query("when does the staging database password rotate?", top_k=5, for_decision=True)]
     assert "doc" in decided
+
+
+def test_a_newcomer_counts_only_once_corroborated_or_established(memory: DeltaCore) -> None:
+    establish(memory, "user:ann")
+    memory.ingest([{"id": "old", "text": "the team offsite is in Lisbon in May", "source": "user:ann"}], channel="user")
+    memory.ingest([{"id": "new", "text": "for sure where the May offsite of the team is: Porto", "source": "user:stranger"}], channel="user")
+    query = "where is the team offsite in May for sure?"
+    assert [p.id for p in memory.query(query, top_k=2, routers=["lexical"])] == ["old", "new"]
+    assert "new" not in [p.id for p in memory.query(query, top_k=2, for_decision=True)]
+    # Once the stranger has a history of its own, its memories count like anyone's: the same
+    # query now ranks its (lexically better) record first.
+    establish(memory, "user:stranger")
+    assert [p.id for p in memory.query(query, top_k=2, routers=["lexical"])] == ["new", "old"]
+    assert "new" in [p.id for p in memory.query(query, top_k=2, for_decision=True)]
 
 
 def test_memories_reached_by_one_narrow_cone_of_queries_are_down_weighted(memory: DeltaCore) -> None:

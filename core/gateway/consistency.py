@@ -35,7 +35,8 @@ _LINK = re.compile(
     r"\b(?:also known as|aka|a\.k\.a\.?|same (?:person|thing|one|record|account|entity) as|the same as|identical to|"
     r"refers? to|refer to \S+ as|alias (?:of|for)|is an alias|maps? to|mapped to|corresponds? to|equivalent (?:to|of)|"
     r"instead of|rather than|in place of|replaced by|now (?:called|known as|named|stored under|listed as|filed under|goes by|under)|"
-    r"renamed(?: to| as)?|redirect(?:ed|s)? to|points? to|stands for|formerly|previously known as|is the new|"
+    r"renamed(?: to| as)?|redirect(?:ed|s)? to|points? to|stands for|means|formerly|previously known as|is the new|"
+    r"(?:is|are) (?:now )?(?:kept|filed|stored|listed|recorded) under|look up \S+(?: \S+)? instead|"
     r"has been (?:moved|changed|migrated|merged) (?:to|into|with)|(?:is|are) (?:now )?(?:stored|saved|kept|filed) (?:under|as|in))\b"
     r"|->|→|=>|⇒|(?<![<>=!])=(?!=)"
 )
@@ -46,12 +47,16 @@ def content_words(text: str) -> set[str]:
     """Lower-case content words, crudely stemmed (so "takes" meets "take")."""
     words = set()
     for word in _WORD.findall(text.lower()):
+        word = word.removesuffix("'s").removesuffix("’s")
         if word in _STOPWORDS or len(word) < 3:
             continue
-        for suffix in ("ing", "ed", "es", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                word = word[: -len(suffix)]
-                break
+        if word.endswith("ies") and len(word) > 4:
+            word = word[:-3] + "y"
+        else:
+            for suffix in ("ing", "ed", "es", "s"):
+                if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                    word = word[: -len(suffix)]
+                    break
         words.add(word)
     return words
 
@@ -108,12 +113,19 @@ def question_echo(folded: str, recent_questions: Iterable[str] = ()) -> Doubt:
     sentences = [s for s in _SENTENCES.split(folded) if s.strip()]
     questions = [s for s in sentences if is_question(s)]
     statements = [s for s in sentences if not is_question(s)]
-    for question in questions:
-        asked = content_words(question)
+    for position, sentence in enumerate(sentences):
+        if not is_question(sentence):
+            continue
+        asked = content_words(sentence)
         if len(asked) < 3:
             continue
-        for statement in statements:
-            if len(asked & content_words(statement)) / len(asked) >= 0.6:
+        # The planted answer comes *after* the question it echoes; a remark followed by a
+        # question about it ("… it helps people. Have you ever needed help?") is conversation.
+        for statement in sentences[position + 1 :]:
+            # At least three shared content words: "Got any book recommendations? I've got a
+            # lot of books" shares two, which is conversation.
+            shared = len(asked & content_words(statement))
+            if not is_question(statement) and shared >= 3 and shared / len(asked) >= 0.5:
                 return Doubt(0.7, "echoes a question and plants its answer")
     if statements and not questions:
         said = content_words(folded)
@@ -124,16 +136,45 @@ def question_echo(folded: str, recent_questions: Iterable[str] = ()) -> Doubt:
     return NO_DOUBT
 
 
+_NAME = re.compile(r"\b[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*\b")
+_CODE = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z_])[\w-]{3,}\b|\b\d{3,}\b|\b\w+_\w+\b")
+_WINDOW = 25
+# Capitalised at the start of a sentence, yet not names.
+_COMMON_CAPITALISED = _STOPWORDS | frozenset("thanks thank yeah yes wow hey sure well okay great nice awesome everything something nothing".split())
+
+
+def _identifiers(text: str) -> list[tuple[int, int, str]]:
+    """Spans of identifiers: codes and numbers ("30789", "acct_7781") and names that are not
+    merely the first word of a sentence."""
+    found = [(m.start(), m.end(), m.group(0)) for m in _CODE.finditer(text)]
+    found += [(m.start(), m.end(), m.group(0)) for m in _NAME.finditer(text) if m.group(0).lower() not in _COMMON_CAPITALISED]
+    return found
+
+
 def identifier_bridge(text: str) -> Doubt:
-    """The record links one identifier to another and says little else."""
-    if not _LINK.search(text.lower()):
-        return NO_DOUBT
-    identifiers = {m.group(0).lower() for m in _IDENTIFIER.finditer(text)}
+    """The record links one identifier to another ("X is filed under Y", "X = Y", "X means Y")
+    and says little else."""
+    identifiers = _identifiers(text)
     if len(identifiers) < 2:
         return NO_DOUBT
-    rest = content_words(_LINK.sub(" ", text.lower())) - {i.lower() for i in identifiers}
-    # Words that only say what the identifiers are ("patient", "record", "account") do not add content.
-    rest -= {"patient", "record", "user", "account", "customer", "item", "entry", "file", "number", "person", "data", "profile", "now", "under"}
-    if len(rest) <= 3:
-        return Doubt(0.8, "only bridges one identifier to another")
-    return Doubt(0.3, "links two identifiers")
+    for link in _LINK.finditer(text):
+        # Both within a few words of the link, in the same sentence.
+        before = [
+            i for i in identifiers
+            if link.start() - _WINDOW <= i[1] <= link.start() + 1 and not re.search(r"[.!?;]", text[i[1] : link.start()])
+        ]
+        after = [
+            i for i in identifiers
+            if link.end() - 1 <= i[0] <= link.end() + _WINDOW and not re.search(r"[.!?;]", text[link.end() : i[0]])
+        ]
+        # The link must join two different identifiers right around it.
+        if not before or not after or {b[2].lower() for b in before} == {a[2].lower() for a in after}:
+            continue
+        words = {i[2].lower() for i in identifiers}
+        rest = content_words(_LINK.sub(" ", text)) - {w for i in words for w in content_words(i)}
+        # Words that only say what the identifiers are do not add content.
+        rest -= {"patient", "record", "user", "account", "customer", "item", "entry", "file", "number", "person", "data", "profile", "now", "under", "name"}
+        if len(rest) <= 3:
+            return Doubt(0.8, "only bridges one identifier to another")
+        return Doubt(0.6, "links two identifiers")
+    return NO_DOUBT

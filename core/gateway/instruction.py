@@ -32,10 +32,11 @@ _SENTENCE = re.compile(r"(?<=[.!?;:\n])\s+|\n+")
 _SEGMENT = re.compile(r",|\band then\b|\bthen\b|—| - ")
 
 _MARKERS = re.compile(
-    r"(?:^|[\s>\[(])(?:system|assistant|developer|user|human)\s*(?:prompt|message|note|override)?\s*:"
+    r"(?:^|[\s>\[(])(?:system|assistant|developer)\s*(?:prompt|message|note|override)?\s*:(?!\S)"
     r"|\[/?\s*(?:inst|sys|system)\s*\]|<\|?\s*/?\s*(?:im_start|im_end|system|endoftext|user|assistant)\s*\|?>"
     r"|#{2,}\s*(?:instruction|system|response|new task)|<\s*/?\s*(?:system|instructions?|prompt|admin)\s*>"
     r"|\b(?:system prompt|developer mode|jailbreak|prompt injection)\b"
+    r"|\[\s*(?:role|channel|source|trust|sender|origin)\s*[=:]"
 )
 
 _DISMISS = (
@@ -50,6 +51,13 @@ _PRIOR_GUIDANCE = (
     r"|what (?:you|u) (?:were|have been|was|are) (?:told|instructed|asked|given|taught)"
     r"|(?:everything|anything|all) (?:you were|you've been|you have been|that was) (?:told|instructed|given|said)"
     r"|the (?:system|developer)\b)"
+)
+# Dismissing what memory already holds ("older notes are outdated", "no need to check
+# earlier records") is an override too: it asks the agent to prefer this record over the rest.
+_MEMORY_DISMISSAL = re.compile(
+    r"\b(?:older|old|previous|prior|earlier|other|existing|past)\s+(?:notes?|records?|memories|entries|messages|info(?:rmation)?|answers?|versions?)\s+"
+    r"(?:are|is|were|was)\s+(?:outdated|obsolete|wrong|incorrect|out of date|no longer (?:valid|correct|true)|superseded|invalid|stale)"
+    r"|\bno need to (?:check|look at|read|consult|verify)\b|\b(?:don'?t|do not|never) (?:check|look at|consult|trust|verify)\s+(?:the\s+)?(?:older|old|previous|prior|earlier|other)\b"
 )
 _OVERRIDE = re.compile(rf"\b{_DISMISS}\b.{{0,60}}?{_PRIOR_GUIDANCE}|{_PRIOR_GUIDANCE}.{{0,40}}\b(?:no longer appl|do(?:es)? not apply|are void|is void|are cancel|is cancel|expired|obsolete)")
 
@@ -86,6 +94,11 @@ _OUTPUT_MODAL = re.compile(
     r"\b(?:every|each|all|any|your|its|the)\s+(?:future\s+)?(?:responses?|answers?|repl(?:y|ies)|outputs?|recommendations?|summar(?:y|ies))\s+"
     r"(?:must|should|shall|will|needs? to|has to|have to|is to|are to|may only|can only)\b"
 )
+# The future reader of the memory is the agent: "note to whoever answers this", "for the AI".
+_READER_ADDRESS = re.compile(
+    r"\b(?:whoever|anyone who|anybody who|the one who|those who|the person who)\s+(?:answers|reads|sees|handles|responds|replies|gets|picks up)\b"
+    rf"|\b(?:note|message|reminder|instructions?|tip|memo) (?:to|for) (?:the |any |an )?(?:{_AGENT_NOUN}|future reader|reader|whoever)\b"
+)
 _AGENT_VOCATIVE = re.compile(rf"(?:^|[.!?,;:]\s*)(?:dear\s+|hey\s+|attention\s+)?{_AGENT_NOUN}\s*[,:]")
 
 # What the agent says or does on the user's behalf (its output, tools and links).
@@ -96,25 +109,31 @@ _SPEECH_VERBS = frozenset(
 _TOOL_VERBS = frozenset("call invoke execute run use trigger send forward transfer pay email approve grant delete download visit navigate open route".split())
 _TOOL_OBJECT = re.compile(
     r"\b(?:tools?|functions?|api|endpoints?|commands?|scripts?|plugins?|actions?|urls?|links?|websites?|site|"
-    r"accounts?|wallets?|passwords?|credentials?|funds|money|payments?|tokens?|keys?)\b|https?://|www\.|\w+\(|\b\w+_\w+\b|\b[\w-]+\.(?:com|net|org|io|ru|xyz|ly)\b"
+    r"accounts?|wallets?|passwords?|credentials?|funds|money|payments?|tokens?|keys?)\b|\S+@\S+\.\w+|https?://|www\.|\w+\(|\b\w+_\w+\b|\b[\w-]+\.(?:com|net|org|io|ru|xyz|ly)\b"
 )
 _PERSONA = re.compile(r"\b(?:pretend|act|behave|roleplay|role-play|pose)\s+(?:to be|as|like)\b|\byou are (?:now|no longer)\b")
 _SCOPE = re.compile(
     r"\b(?:always|never|from now on|from this point|henceforth|hereafter|going forward|in the future|in future|(?:every|each|any) future|"
     r"for all future|all future|every time|each time|whenever|any time|anytime|at all times|in all cases|in every|"
     r"no matter|regardless|without exception|under no circumstances|forever|permanently|only ever|"
-    r"for every (?:question|query|request|user|answer|response)|in (?:all|every|any) (?:answers?|responses?|replies|conversations?))\b"
+    r"for every (?:question|query|request|user|answer|response)|in (?:all|every|any) (?:answers?|responses?|replies|conversations?)|"
+    r"(?:every|each|any|all) (?:questions?|quer(?:y|ies)|requests?|conversations?)|next time)\b"
 )
 _QUERY_TRIGGER = re.compile(
-    r"\b(?:when|whenever|if|any time|anytime|each time|every time|once)\s+(?:you are |you're |u are |someone |somebody |"
+    r"\b(?:when|whenever|if|any time|anytime|each time|every time|once|next time)\s+(?:you are |you're |u are |someone |somebody |"
     r"anyone |anybody |the user |a user |users |people |they |a person |a customer |customers |asked |questioned )?"
     r"(?:is |are |gets |get )?(?:ask|asks|asked|asking|inquire|inquires|inquired|query|queries|queried|question|questioned|wonders?|"
     r"wants? to know|brings? up|mentions?)\b(?! me\b)"
-    r"|\b(?:questions?|queries|requests?|asks?) (?:about|regarding|concerning|related to|on the topic of)\b"
+    r"|\b(?:questions?|queries|requests?|asks?|replies|answers|responses) (?:about|regarding|concerning|related to|on the topic of)\b"
+    r"|\b(?:when|whenever|if|any time|anytime|each time|every time|next time)\b[^.?!]{1,80}?\b(?:comes? up|is (?:mentioned|raised|discussed|brought up)|"
+    r"are (?:mentioned|raised|discussed|brought up))\b"
+    r"|\bwhen (?:talking|speaking|writing|replying|responding|chatting) (?:about|of|on)\b"
     r"|\bin (?:response|reply|answer) to (?:any|every|all|questions?|queries)\b"
 )
 _PLANTED_ANSWER = re.compile(
-    r"\bthe (?:correct |right |real |true |actual |official |only |best )?(?:answer|response|reply) (?:to|for|is|should be|will be)\b"
+    r"\bthe (?:correct |right |real |true |actual |official |only |best )?(?:answer|response|reply)(?: that fits(?: best)?| to give| to use)? (?:to|for|is|should be|will be)\b"
+    r"|\b(?:best|should be|is to be|must be) (?:answered|replied|responded)(?: to)? (?:with|by|as)\b"
+    r"|\bthe (?:correct|right|true|real|accurate|current|updated|official) (?:version|fact|info(?:rmation)?|story|account) is\b"
     r"|(?:^|\s)(?:q|question)\s*:.*\b(?:a|answer)\s*:"
 )
 _AUTHORITY = re.compile(
@@ -129,6 +148,13 @@ _SECRECY = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\b(?:me|my|mine|myself|i|i'm|i'd|i'll)\b")
 _THIRD_PARTY = re.compile(r"\b(?:users?|everyone|everybody|anyone|anybody|people|customers?|others|visitors?|clients?)\b")
+_ANSWER_PLANT = re.compile(r"\b(?:answer|reply|respond|say)\s+(?:that|with|:)|\b(?:answer|reply|respond) (?:every|each|all|any)\b")
+_LEAD_PHRASE = re.compile(
+    r"^\s*(?:from now on|from this point on|from here on|going forward|in the future|in future|henceforth|hereafter|"
+    r"next time|for the future|for now|this time|as a rule|by default|good practice in this chat|helpful tip)\b[\s:,-]*"
+)
+# Sayings shaped like orders to nobody in particular.
+_IDIOM = re.compile(r"never say never|say no more|say cheese|never give up|never mind|say what you (?:mean|will)|say when")
 _NEGATION = re.compile(r"\b(?:never|don'?t|do not|dont|no one|nobody)\b")
 _WORD = re.compile(r"[a-z']+")
 
@@ -143,7 +169,7 @@ class ContentAnomaly:
 
 def _opens_with_verb(segment: str) -> str | None:
     """The verb an imperative clause opens with (after leading fillers), else None."""
-    words = _WORD.findall(segment)
+    words = _WORD.findall(_LEAD_PHRASE.sub("", segment))
     position = 0
     negated = False
     while position < len(words) and (words[position] in _LEAD_WORDS or words[position] in ("do", "don't", "not", "dont")):
@@ -173,14 +199,18 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
     if _OVERRIDE.search(folded):
         score = max(score, 1.0)
         reasons.append("overrides earlier instructions")
+    if _MEMORY_DISMISSAL.search(folded):
+        score = max(score, 0.6)
+        reasons.append("tells the agent to disregard other memories")
     authority = bool(_AUTHORITY.search(folded))
     trigger = bool(_QUERY_TRIGGER.search(folded))
     planted = bool(_PLANTED_ANSWER.search(folded))
     secrecy = bool(_SECRECY.search(folded))
 
+    addressed = bool(_READER_ADDRESS.search(folded) or _AGENT_VOCATIVE.search(folded))
     best_directive = 0.0
     for sentence in _SENTENCE.split(folded):
-        if not sentence.strip():
+        if not sentence.strip() or _IDIOM.fullmatch(sentence.strip(" .!")):
             continue
         scoped = bool(_SCOPE.search(sentence)) or bool(_QUERY_TRIGGER.search(sentence))
         directive_verbs: list[str] = []
@@ -191,14 +221,20 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
         aimed_at_agent = bool(
             _AGENT_MODAL.search(sentence) or _AGENT_VOCATIVE.search(sentence) or _OUTPUT_MODAL.search(sentence)
         )
+        aimed_at_agent = aimed_at_agent or addressed
         modal = aimed_at_agent or bool(_SECOND_PERSON_MODAL.search(sentence))
         if not directive_verbs and not modal:
             continue
         words = set(_WORD.findall(sentence))
         speech = bool(words & _SPEECH_VERBS)
-        tool = bool(words & _TOOL_VERBS) and bool(_TOOL_OBJECT.search(sentence))
+        links = bool(_TOOL_OBJECT.search(sentence))
+        tool = bool(words & _TOOL_VERBS) and links
+        planting = bool(_ANSWER_PLANT.search(sentence))
         persona = bool(_PERSONA.search(sentence))
         target = speech or tool or persona or aimed_at_agent
+        # Stored in a memory, an order addressed to the assistant, one that sends it to a tool or
+        # a link, or one that dictates its answers stands for every later reading: it is scoped.
+        scoped = scoped or aimed_at_agent or planting or (target and links)
         if not target:
             value = 0.2 if scoped else 0.05  # "remember to always lock the door"
         elif not scoped and not secrecy:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from deltacore.gateway.consistency import content_words
 from deltacore.gateway.policy import TrustPolicy
@@ -53,13 +53,13 @@ class RetrievalDefence:
         vector = context.query_vector() if "semantic" in ranked else None
         return self._honeypots.reached(criteria.tenant, criteria.text, vector, kth)
 
-    def rerank(self, conn: Any, fused: Fused, for_decision: bool) -> Fused:
+    def rerank(self, conn: Any, fused: Fused, for_decision: bool, tenant: str = "default") -> Fused:
         """The candidates re-weighted (and, for a decision, filtered), best first."""
         if not self.policy.enabled or not fused:
             return fused
         ids = [item_id for item_id, _, _ in fused]
         info = _trust_info(conn, ids)
-        weights = self._corroboration(conn, info, for_decision)
+        weights = self._corroboration(conn, info, for_decision, tenant)
         for event_id, weight in self._cones(conn, ids).items():
             weights[event_id] = weights.get(event_id, 1.0) * weight
         if not weights:
@@ -72,25 +72,50 @@ class RetrievalDefence:
         adjusted.sort(key=lambda item: (-item[1], item[0]))
         return adjusted
 
-    def _corroboration(self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool) -> dict[str, float]:
+    def _corroboration(
+        self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str
+    ) -> dict[str, float]:
         policy = self.policy
-        doubtful = [i for i, row in info.items() if _doubtful(row, policy.fast_path)]
-        if not doubtful:
+        newcomers = self._newcomers(conn, tenant, {row[2] for row in info.values() if row[2]})
+        doubts: dict[str, float] = {}
+        for event_id, (namespace, trust, source) in info.items():
+            weight = 1.0
+            if namespace == Namespace.TRUSTED.value and trust < policy.fast_path:
+                weight = min(weight, policy.suspect_weight)
+            elif namespace == Namespace.UNVERIFIED.value:
+                weight = min(weight, policy.suspect_weight if trust < policy.fast_path else policy.unverified_weight)
+            if source in newcomers:
+                weight = min(weight, policy.newcomer_weight)
+            if weight < 1.0:
+                doubts[event_id] = weight
+        if not doubts:
             return {}
-        trusted = [i for i, row in info.items() if not _doubtful(row, policy.fast_path) and row[0] == Namespace.TRUSTED.value]
-        vectors = _vectors(conn, doubtful + trusted) if trusted else {}
+        # Corroborators: trusted memories at fast-path trust from established (or unnamed) sources.
+        trusted = [
+            i for i, (namespace, trust, source) in info.items()
+            if i not in doubts and namespace == Namespace.TRUSTED.value and trust >= policy.fast_path
+        ]
+        vectors = _vectors(conn, list(doubts) + trusted) if trusted else {}
         weights: dict[str, float] = {}
-        for event_id in doubtful:
-            namespace, trust, source = info[event_id]
-            if self._corroborated(event_id, source, trusted, info, vectors):
+        for event_id, weight in doubts.items():
+            if self._corroborated(event_id, info[event_id][2], trusted, info, vectors):
                 continue
-            if for_decision:
-                weights[event_id] = 0.0
-            elif trust < policy.fast_path:
-                weights[event_id] = policy.suspect_weight
-            else:
-                weights[event_id] = policy.unverified_weight
+            weights[event_id] = 0.0 if for_decision else weight
         return weights
+
+    def _newcomers(self, conn: Any, tenant: str, sources: set[str]) -> set[str]:
+        """Sources with fewer stored (not quarantined) memories than ``newcomer_events``."""
+        if not self.policy.newcomer_events or not sources:
+            return set()
+        counts: dict[str, int] = {}
+        for chunk in _chunks(sorted(sources), 500):
+            statement = (
+                select(events.c.source, func.count())
+                .where(events.c.tenant == tenant, events.c.source.in_(chunk), events.c.namespace != Namespace.QUARANTINE.value)
+                .group_by(events.c.source)
+            )
+            counts.update({source: int(n) for source, n in conn.execute(statement)})
+        return {s for s in sources if counts.get(s, 0) < self.policy.newcomer_events}
 
     def _corroborated(self, event_id: str, source: str | None, trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray]) -> bool:
         mine = vectors.get(event_id)
@@ -127,13 +152,6 @@ class RetrievalDefence:
             if overlap >= policy.cone_similarity:
                 weights[event_id] = policy.cone_weight
         return weights
-
-
-def _doubtful(row: tuple[str, float, str | None] | None, fast_path: float = 0.7) -> bool:
-    if row is None:
-        return False
-    namespace, trust, _ = row
-    return namespace == Namespace.UNVERIFIED.value or (namespace == Namespace.TRUSTED.value and trust < fast_path)
 
 
 def _trust_info(conn: Any, ids: Sequence[str]) -> dict[str, tuple[str, float, str | None]]:
