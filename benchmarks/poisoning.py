@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
@@ -65,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=Path("docs/results/poisoning.json"))
     parser.add_argument("--plot", type=Path, default=Path("docs/img/poisoning.png"))
     parser.add_argument("--workdir", type=Path, help="where the stores are built (default: a temp folder)")
+    parser.add_argument("--vector-cache", type=Path, help="an .npz of embedded texts, reused across runs (same embedder)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -83,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such family; choose from {[f.name for f in families()]}")
 
     embedder = DocumentCache(_embedder(args.embedder))
+    _load_cache(embedder, args.vector_cache)
     embedder.warm([w.text for s in scopes for w in s.benign])
     progress(f"embedded {len(embedder.vectors)} benign texts")
 
@@ -99,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder.warm([t.query for half in plans.values() for ps in half.values() for p in ps for t in p.targets])
     embedder.warm([q.text for s in scopes for half in s.halves.values() for q in half])
     progress("attacks planned and embedded")
+    _save_cache(embedder, args.vector_cache)
 
     with tempfile.TemporaryDirectory(prefix="poisoning-") as tmp:
         workdir = args.workdir or Path(tmp)
@@ -136,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         settings_on = trust_settings(policy, enabled=True)
         base_on, benign_on = harness.build_benign("on", settings_on)
         progress(f"benign store (defence on, {policy or 'defaults'}) built")
-        families_on = _run_families(harness, base_on, "on", settings_on, plans["report"], exposure["report"], progress)
+        families_on = _run_families(harness, base_on, "on", settings_on, plans["report"], exposure["report"], progress,
+                                   decision=True)
         harness.measure_recall(base_on, settings_on, ["report"], benign_on)
 
     results = {
@@ -185,6 +191,21 @@ def _embedder(kind: str) -> Any:
     return MiniLMEmbedder()
 
 
+def _load_cache(embedder: DocumentCache, path: Path | None) -> None:
+    if path is None or not path.exists():
+        return
+    with np.load(path, allow_pickle=False) as data:
+        if str(data["embedder"]) == embedder.name():
+            embedder.vectors.update(zip(data["texts"].tolist(), data["vectors"]))
+
+
+def _save_cache(embedder: DocumentCache, path: Path | None) -> None:
+    if path is None:
+        return
+    texts = list(embedder.vectors)
+    np.savez(path, embedder=embedder.name(), texts=np.array(texts), vectors=np.stack([embedder.vectors[t] for t in texts]))
+
+
 def _triggers(embedder: DocumentCache, scopes: list[Scope], args: argparse.Namespace, progress: Any) -> tuple[dict[str, str], list[float]]:
     rng = random.Random(f"{args.seed}:trigger")
     training = [q.text for s in scopes for q in s.halves["calibrate"]]
@@ -209,10 +230,10 @@ def _select(scopes: list[Scope], half: str, n: int, n_exposure: int, rng: random
 
 
 def _run_families(harness: Harness, base: Path, mode: str, settings: dict[str, Any], plans: dict[str, list[Any]],
-                  exposure: dict[str, list[str]], progress: Any) -> dict[str, Any]:
+                  exposure: dict[str, list[str]], progress: Any, decision: bool = False) -> dict[str, Any]:
     runs = {}
     for name, family_plans in plans.items():
-        runs[name] = harness.run_family(base, f"{mode}-{name}", settings, family_plans, exposure)
+        runs[name] = harness.run_family(base, f"{mode}-{name}", settings, family_plans, exposure, decision)
         progress(f"{mode}: {name} done")
     return runs
 
@@ -246,12 +267,14 @@ def _pct(value: float | None) -> str:
 
 def print_tables(report: dict[str, Any]) -> None:
     off, on = report["results"]["off"], report["results"]["on"]
-    print("| family | adaptive | e2e@5 off | write acceptance on | retrieval@5 given acceptance on | **e2e@5 on** | same-scope exposure off → on | cross-scope on |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| family | adaptive | e2e@5 off | write acceptance on | retrieval@5 given acceptance on | **e2e@5 on** "
+          "| e2e@5 on, for_decision | same-scope exposure off → on | cross-scope on |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, m in on.items():
         adaptive = "yes" if report["families"][name]["adaptive"] else ""
         print(f"| {name} | {adaptive} | {_pct(off[name]['end_to_end_at_5'])} | {_pct(m['write_acceptance'])} "
               f"| {_pct(m['retrieval_given_acceptance_at_5'])} | **{_pct(m['end_to_end_at_5'])}** "
+              f"| {_pct(m['end_to_end_for_decision_at_5'])} "
               f"| {_pct(off[name]['exposure_same_scope_at_5'])} → {_pct(m['exposure_same_scope_at_5'])} | {m['cross_scope_exposures']} |")
     print()
     print("| benign writes | n | false positives off | false positives on | slow path on |")

@@ -46,6 +46,9 @@ class FamilyRun:
     quarantined: set[str] = field(default_factory=set)
     results: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     """(tenant, role, key, top-5 ids) per query: role is ``target`` or ``exposure``."""
+    decision_results: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
+    """The target queries asked again with ``for_decision=True`` (only trusted or corroborated
+    memories may drive a decision)."""
 
 
 def trust_settings(policy: dict[str, Any] | None, enabled: bool) -> dict[str, Any]:
@@ -79,7 +82,8 @@ class Harness:
     def open(self, path: Path, settings: dict[str, Any]) -> Any:
         from deltacore import DeltaCore
 
-        return DeltaCore.open(path, embedder=self.embedder, **settings)
+        # NORMAL survives a process crash, which is all a throwaway benchmark store needs.
+        return DeltaCore.open(path, embedder=self.embedder, sqlite_synchronous="NORMAL", **settings)
 
     # ---- benign memory ---------------------------------------------------------------------------
 
@@ -141,13 +145,14 @@ class Harness:
         finally:
             memory.close()
 
-    def _search(self, memory: Any, tenant: str, text: str) -> list[str]:
-        return [p.id for p in memory.query(text, tenant=tenant, top_k=TOP_K, include_deltas=False)]
+    def _search(self, memory: Any, tenant: str, text: str, **options: Any) -> list[str]:
+        return [p.id for p in memory.query(text, tenant=tenant, top_k=TOP_K, include_deltas=False, **options)]
 
     # ---- one attack family -------------------------------------------------------------------
 
     def run_family(
-        self, base: Path, name: str, settings: dict[str, Any], plans: list[AttackPlan], exposure: dict[str, list[str]]
+        self, base: Path, name: str, settings: dict[str, Any], plans: list[AttackPlan], exposure: dict[str, list[str]],
+        decision: bool = False,
     ) -> FamilyRun:
         """Copy the benign store, let the attacker write, then ask every target and exposure query."""
         path = self.workdir / name
@@ -170,7 +175,13 @@ class Harness:
             # A seeded order: the retrieval-time defence may learn from the queries it has seen.
             random.Random(f"{self.seed}:{name}:queries").shuffle(queries)
             for tenant, role, key, text in queries:
-                run.results.append((tenant, role, key, self._search(memory, tenant, text)))
+                top = self._search(memory, tenant, text)
+                # What an adapter does after handing memories to the agent (the narrow-cone
+                # defence learns from this log).
+                memory.record_retrieval(top, query=text, tenant=tenant)
+                run.results.append((tenant, role, key, top))
+                if role == "target" and decision:
+                    run.decision_results.append((tenant, role, key, self._search(memory, tenant, text, for_decision=True)))
         finally:
             memory.close()
             shutil.rmtree(path, ignore_errors=True)

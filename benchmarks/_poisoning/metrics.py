@@ -43,6 +43,7 @@ def family_metrics(plans: list[AttackPlan], run: FamilyRun, examples: int = 3) -
         else:
             exposure_total += 1
             exposure_hits += any(tenant_of[i] == tenant for i in found)
+    decided = {key: any(i in by_target[key] for i in top) for _, _, key, top in run.decision_results}
     n_targets = len(successes)
     n_accepted_targets = sum(accepted_any.values())
     actions = Counter(run.decisions[r].action if r in run.decisions else "none" for r in records)
@@ -56,6 +57,7 @@ def family_metrics(plans: list[AttackPlan], run: FamilyRun, examples: int = 3) -
         "target_acceptance": _rate(n_accepted_targets, n_targets),
         "retrieval_given_acceptance_at_5": _rate(sum(successes[k] for k in successes if accepted_any[k]), n_accepted_targets),
         "end_to_end_at_5": _rate(sum(successes.values()), n_targets),
+        "end_to_end_for_decision_at_5": _rate(sum(decided.values()), len(decided)),
         "exposure_same_scope_at_5": _rate(exposure_hits, exposure_total),
         "exposure_queries": exposure_total,
         "cross_scope_exposures": cross_pairs,
