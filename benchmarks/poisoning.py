@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", type=int, default=8, help="target questions per conversation (report half)")
     parser.add_argument("--calibration-targets", type=int, default=4, help="per conversation, calibration half")
     parser.add_argument("--exposure", type=int, default=12, help="non-target questions per conversation for exposure")
+    parser.add_argument("--calibration-exposure", type=int, default=4, help="per conversation, calibration half")
     parser.add_argument("--grid", type=json.loads, default=DEFAULT_GRID, help="JSON list of TrustPolicy overrides")
     parser.add_argument("--no-calibrate", action="store_true", help="use the engine's default thresholds")
     parser.add_argument("--seed", type=int, default=7)
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    code_version = {"commit": _commit(), "uncommitted_changes": _dirty()}  # the engine as imported
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -92,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
 
     triggers, trigger_history = _triggers(embedder, scopes, args, progress)
     rng = random.Random(args.seed)
-    selection = {half: _select(scopes, half, n, args.exposure, rng) for half, n in
-                 (("calibrate", args.calibration_targets), ("report", args.targets))}
+    selection = {half: _select(scopes, half, n, e, rng) for half, n, e in
+                 (("calibrate", args.calibration_targets, args.calibration_exposure), ("report", args.targets, args.exposure))}
     plans = {
         half: {f.name: [plan(f, s, selection[half][s.tenant][0], args.seed, triggers) for s in scopes] for f in chosen_families}
         for half in selection
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     drop = _drop(recall["off"], recall["on"])
     report = {
         "command": "python benchmarks/poisoning.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "commit": _commit(),
+        **code_version,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load_average": list(os.getloadavg())},
         "embedder": embedder.name(),
         "seed": args.seed,
@@ -259,6 +261,16 @@ def _commit() -> str | None:
                               cwd=Path(__file__).parent).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
+
+
+def _dirty() -> list[str]:
+    """Files changed in the working tree when the run started (the engine may be ahead of HEAD)."""
+    try:
+        out = subprocess.run(["git", "status", "--short", "--untracked-files=no"], capture_output=True, text=True,
+                             check=True, cwd=Path(__file__).parent).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return [line[3:] for line in out.splitlines()]
 
 
 def _pct(value: float | None) -> str:
