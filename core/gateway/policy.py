@@ -85,14 +85,15 @@ class TrustPolicy(BaseModel):
     """Cosine at which a trusted memory of another source corroborates an unverified one."""
     unverified_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     """Retrieval score multiplier of an uncorroborated UNVERIFIED memory (channel-unverified)."""
-    suspect_weight: float = Field(default=0.25, ge=0.0, le=1.0)
+    suspect_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     """Retrieval score multiplier of an uncorroborated memory stored on the slow path."""
     newcomer_events: int = Field(default=10, ge=0)
     """At read time, a source with fewer stored memories than this is a newcomer: its memories
     count only when corroborated by an established independent source, otherwise their score is
     multiplied by ``newcomer_weight``. Writes without a ``source`` are not judged. 0 = off."""
-    newcomer_weight: float = Field(default=0.3, ge=0.0, le=1.0)
-    """Retrieval score multiplier of an uncorroborated newcomer's memory."""
+    newcomer_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Retrieval score multiplier of an uncorroborated newcomer's memory: at a tenth of its
+    score it ranks below nearly every trusted match, yet is still found when nothing else is."""
     cone_min_retrievals: int = Field(default=5, ge=2)
     """A memory needs this many logged retrievals before its query diversity is judged."""
     cone_similarity: float = Field(default=0.8, ge=0.0, le=1.0)
