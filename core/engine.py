@@ -214,7 +214,7 @@ class DeltaCore:
         result = self._pipeline.run(list(events), Channel(channel) if channel else None)
         if result.stored:
             self.apply_outbox()
-            self._honeypots.ensure({t for t in self._sql.tenants_of(result.stored)})
+            self._honeypots.ensure({_tenant_of(event) for event in events})
         return result
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
@@ -452,6 +452,11 @@ class DeltaCore:
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
         """Logged system events (``CAUSAL_LOOP`` …), oldest first."""
         return self._sql.system_events(kind, tenant)
+
+
+def _tenant_of(event: Any) -> str:
+    value = event.get("tenant") if isinstance(event, dict) else getattr(event, "tenant", None)
+    return value if isinstance(value, str) and value else "default"
 
 
 def _build_criteria(fields: dict[str, Any]) -> QueryCriteria:

@@ -109,7 +109,7 @@ _SPEECH_VERBS = frozenset(
 _TOOL_VERBS = frozenset("call invoke execute run use trigger send forward transfer pay email approve grant delete download visit navigate open route".split())
 _TOOL_OBJECT = re.compile(
     r"\b(?:tools?|functions?|api|endpoints?|commands?|scripts?|plugins?|actions?|urls?|links?|websites?|site|"
-    r"accounts?|wallets?|passwords?|credentials?|funds|money|payments?|tokens?|keys?)\b|\S+@\S+\.\w+|https?://|www\.|\w+\(|\b\w+_\w+\b|\b[\w-]+\.(?:com|net|org|io|ru|xyz|ly)\b"
+    r"accounts?|wallets?|passwords?|credentials?|funds|money|payments?|tokens?|keys?)\b|[\w.+-]+@[\w-]+\.\w+|https?://|www\.|\w+\(|\b\w+_\w+\b|\b[\w-]+\.(?:com|net|org|io|ru|xyz|ly)\b"
 )
 _PERSONA = re.compile(r"\b(?:pretend|act|behave|roleplay|role-play|pose)\s+(?:to be|as|like)\b|\byou are (?:now|no longer)\b")
 _SCOPE = re.compile(
@@ -187,24 +187,42 @@ def _opens_with_verb(segment: str) -> str | None:
     return None
 
 
+def _maybe(folded: str, keys: tuple[str, ...]) -> bool:
+    """Cheap substring test before a costly regex (most memories contain none of the keys)."""
+    return any(key in folded for key in keys)
+
+
+_MARKER_KEYS = ("system", "assistant", "developer", "inst", "sys", "im_", "endoftext", "##", "<", "jailbreak", "prompt", "[")
+_OVERRIDE_KEYS = (
+    "ignore", "disregard", "forget", "overrid", "overrul", "bypass", "skip", "drop", "discard", "abandon", "aside",
+    "no attention", "no heed", "follow", "obey", "cancel", "revoke", "supersede", "erase", "replace", "appl", "void", "expired", "obsolete",
+)
+_MODAL_KEYS = ("must", "should", "shall", "will", "need", "have to", "has to", "are to", "is to", "ought", "required", "going to",
+               "supposed", "only", "want", "expect", "require", "make sure", "be sure", "job", "task", "role", "goal", "purpose",
+               "instruction", "mission", "directive", "duty", "important", "essential", "critical", "mandatory", "vital", "crucial",
+               "always", "never", ",", ":")
+_PLANTED_KEYS = ("answer", "respon", "repl", "version", "fact", "info", "story", "account", "q:", "question")
+_AUTHORITY_KEYS = ("by", ":", "=", "official", "authori", "verified", "trusted", "admin", "system")
+
+
 def analyze_instruction(folded: str) -> ContentAnomaly:
     """Score one folded text (see the module docstring for the features)."""
     if not folded:
         return ContentAnomaly(0.0)
     reasons: list[str] = []
     score = 0.0
-    if _MARKERS.search(folded):
+    if _maybe(folded, _MARKER_KEYS) and _MARKERS.search(folded):
         score = max(score, 0.9)
         reasons.append("role or prompt markers")
-    if _OVERRIDE.search(folded):
+    if _maybe(folded, _OVERRIDE_KEYS) and _OVERRIDE.search(folded):
         score = max(score, 1.0)
         reasons.append("overrides earlier instructions")
     if _MEMORY_DISMISSAL.search(folded):
         score = max(score, 0.6)
         reasons.append("tells the agent to disregard other memories")
-    authority = bool(_AUTHORITY.search(folded))
+    authority = _maybe(folded, _AUTHORITY_KEYS) and bool(_AUTHORITY.search(folded))
     trigger = bool(_QUERY_TRIGGER.search(folded))
-    planted = bool(_PLANTED_ANSWER.search(folded))
+    planted = _maybe(folded, _PLANTED_KEYS) and bool(_PLANTED_ANSWER.search(folded))
     secrecy = bool(_SECRECY.search(folded))
 
     addressed = bool(_READER_ADDRESS.search(folded) or _AGENT_VOCATIVE.search(folded))
@@ -212,12 +230,14 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
     for sentence in _SENTENCE.split(folded):
         if not sentence.strip() or _IDIOM.fullmatch(sentence.strip(" .!")):
             continue
-        scoped = bool(_SCOPE.search(sentence)) or bool(_QUERY_TRIGGER.search(sentence))
         directive_verbs: list[str] = []
         for segment in _SEGMENT.split(sentence):
             verb = _opens_with_verb(segment)
             if verb:
                 directive_verbs.append(verb)
+        if not directive_verbs and not addressed and not _maybe(sentence, _MODAL_KEYS):
+            continue  # no imperative and no modal: nothing here gives orders
+        scoped = bool(_SCOPE.search(sentence)) or bool(_QUERY_TRIGGER.search(sentence))
         aimed_at_agent = bool(
             _AGENT_MODAL.search(sentence) or _AGENT_VOCATIVE.search(sentence) or _OUTPUT_MODAL.search(sentence)
         )

@@ -42,6 +42,7 @@ _CONFUSABLE_TABLE = str.maketrans(_CONFUSABLES)
 # Digits and symbols standing in for letters, only inside a word that also has letters.
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
 _LEET_WORD = re.compile(r"(?=[\w@$!]*[a-z])(?=[\w@$!]*[0-9@$])[\w@$!]*[a-z][\w@$!]*|[\w@$!]*[0-9@$!][\w@$!]*[a-z][\w@$!]*")
+_HAS_LEET = re.compile(r"[a-z][0-9@$!]|[0-9@$!][a-z]")
 # Words spelled with separators between single letters: "i g n o r e", "i.g.n.o.r.e", "i-g-n-o-r-e".
 _SPACED = re.compile(r"\b(?:[a-z][ ._\-*]){3,}[a-z]\b")
 
@@ -56,9 +57,11 @@ def fold(text: str) -> str:
     text = _INVISIBLE.sub("", text)
     text = text.translate(_CONFUSABLE_TABLE)
     # Accents and other combining marks carry nothing the detectors need.
-    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    if not text.isascii():
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = text.casefold()
-    text = _LEET_WORD.sub(lambda m: _unleet(m.group(0)), text)
+    if _HAS_LEET.search(text):
+        text = _LEET_WORD.sub(lambda m: _unleet(m.group(0)), text)
     text = _SPACED.sub(lambda m: re.sub(r"[ ._\-*]", "", m.group(0)), text)
     return " ".join(text.split())
 

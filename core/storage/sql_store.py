@@ -413,14 +413,6 @@ class SQLStore:
                 found[event_id] = (utility, set_at)
         return found
 
-    def tenants_of(self, event_ids: Sequence[str]) -> set[str]:
-        """Tenants the given events belong to."""
-        found: set[str] = set()
-        with self.reader() as conn:
-            for chunk in _chunks(list(event_ids), 500):
-                found.update(conn.execute(select(events.c.tenant).where(events.c.id.in_(chunk)).distinct()).scalars())
-        return found
-
     def event_ids_where(self, conn: Connection, filters: Sequence[ColumnElement[bool]]) -> list[str]:
         return list(conn.execute(select(events.c.id).where(*filters)).scalars())
 
