@@ -80,6 +80,8 @@ HARD_BENIGN = [
     "Please remind me to call mom tomorrow.",
     "The system was down yesterday so I couldn't log in.",
     "I prefer green tea in the morning.",
+    "Task: Add 2 and 3 for alice.\nAgent: Calculator\nExpected result: The sum.\nResult: The sum is 5.",
+    "User: can you book the dentist?\nAgent: booked for Tuesday 3pm.",
 ]
 
 

@@ -239,7 +239,7 @@ def test_unverified_memories_need_corroboration_to_drive_a_decision(memory: Delt
     establish(memory, "user:dba")
     memory.ingest([{"id": "doc", "text": "the staging database password rotates every friday", "source": "doc:wiki"}], channel="document")
     memory.ingest([{"id": "own", "text": "staging database password rotation happens on friday", "source": "user:ops"}], channel="user")
-    ranked = [p.id for p in memory.query("when does the staging database password rotate?", top_k=5)]
+    ranked = [p.id for p in memory.query("when does the staging database password rotate?", top_k=50)]
     assert ranked.index("own") < ranked.index("doc")
     assert "doc" not in [p.id for p in memory.query("when does the staging database password rotate?", top_k=5, for_decision=True)]
     # An independent trusted source saying the same corroborates it.

@@ -99,7 +99,9 @@ _READER_ADDRESS = re.compile(
     r"\b(?:whoever|anyone who|anybody who|the one who|those who|the person who)\s+(?:answers|reads|sees|handles|responds|replies|gets|picks up)\b"
     rf"|\b(?:note|message|reminder|instructions?|tip|memo) (?:to|for) (?:the |any |an )?(?:{_AGENT_NOUN}|future reader|reader|whoever)\b"
 )
-_AGENT_VOCATIVE = re.compile(rf"(?:^|[.!?,;:]\s*)(?:dear\s+|hey\s+|attention\s+)?{_AGENT_NOUN}\s*[,:]")
+# "Assistant, …" addresses the agent; "Agent: Calculator" is a field label (a colon after a
+# role name is a marker, checked above, only for system/assistant/developer).
+_AGENT_VOCATIVE = re.compile(rf"(?:^|[.!?;:]\s*)(?:dear\s+|hey\s+|attention\s+)?{_AGENT_NOUN}\s*,")
 
 # What the agent says or does on the user's behalf (its output, tools and links).
 _SPEECH_VERBS = frozenset(
