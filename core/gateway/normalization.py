@@ -66,6 +66,11 @@ def fold(text: str) -> str:
     return " ".join(text.split())
 
 
+def readable(text: str) -> str:
+    """NFKC without invisible characters, case and script kept (names and identifiers need it)."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
 def _unleet(word: str) -> str:
     # A number is a number ("2023", "4pm" stays readable); only words mixing letters with
     # look-alike digits are folded.

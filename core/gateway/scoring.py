@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import time
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ from deltacore.delta.extract import statement_triple
 from deltacore.gateway.admission import CHANNEL_PRIOR, Admission
 from deltacore.gateway.consistency import contradiction, identifier_bridge, is_single_valued, question_echo
 from deltacore.gateway.instruction import analyze_instruction
-from deltacore.gateway.normalization import fold
+from deltacore.gateway.normalization import fold, readable
 from deltacore.gateway.policy import TrustPolicy
 from deltacore.gateway.temporal import plausibility
 from deltacore.gateway.tool_signature import signature_matches
@@ -153,7 +152,7 @@ class TrustScorer:
         reasons.extend(anomaly.reasons)
 
         # Semantic consistency: the strongest doubt wins.
-        doubts = [question_echo(folded, self._questions(conn, event, source)), identifier_bridge(_readable(event.text))]
+        doubts = [question_echo(folded, self._questions(conn, event, source)), identifier_bridge(readable(event.text))]
         if event.kind not in (EventKind.TOOL_CALL, EventKind.OUTCOME, EventKind.FEEDBACK):
             claim = _claim(event)
             if claim is not None and is_single_valued(*claim[:2]):
@@ -234,11 +233,6 @@ def _claim(event: Event) -> tuple[str, str, str] | None:
     subject, predicate, obj = meta.get("subject"), meta.get("predicate"), meta.get("object")
     if subject and predicate and obj is not None:
         return str(subject), str(predicate), str(obj)
-    return statement_triple(_readable(event.text)) if event.text else None
+    return statement_triple(readable(event.text)) if event.text else None
 
 
-def _readable(text: str) -> str:
-    """NFKC without invisible characters, case kept (identifiers and names need it)."""
-    from deltacore.gateway.normalization import _INVISIBLE
-
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from deltacore.gateway.consistency import Doubt
 from deltacore.gateway.policy import TrustPolicy
 
 DAY = 86400.0
@@ -39,7 +38,3 @@ def plausibility(
             value = min(value, 0.5)
             reasons.append("burst of writes from one source")
     return value, reasons
-
-
-def burst_doubt(count: int, policy: TrustPolicy) -> Doubt:
-    return Doubt(0.5, "burst of writes from one source") if count > policy.burst_events else Doubt(0.0)
