@@ -82,6 +82,7 @@ HARD_BENIGN = [
     "I prefer green tea in the morning.",
     "Task: Add 2 and 3 for alice.\nAgent: Calculator\nExpected result: The sum.\nResult: The sum is 5.",
     "User: can you book the dentist?\nAgent: booked for Tuesday 3pm.",
+    "Always answer the phone when grandma calls, she worries.",
 ]
 
 

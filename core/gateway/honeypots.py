@@ -4,9 +4,9 @@ Each tenant gets ``TrustPolicy.honeypots`` (3–5) canaries: strings of random t
 any natural language in embedding space and sharing no word with it. They live in their own
 table, never in ``dc_events``: they are never returned, never counted, never exported. Every
 query is checked against them as if they were memories (``deltacore.retrieval.defence``): a
-query that would retrieve one — it shares a canary token, or it is as close to a canary as to
-its own k-th result and at least ``honeypot_similarity`` — is probing the memory (dumping it,
-or searching for planted triggers), and raises ``HONEYPOT_TRIGGERED`` in the security log.
+query that would retrieve one first — it shares a canary token, or a canary is closer to it than
+every real memory and at least ``honeypot_similarity`` — is probing the memory (dumping it, or
+searching for planted triggers), and raises ``HONEYPOT_TRIGGERED`` in the security log.
 """
 
 from __future__ import annotations
@@ -96,8 +96,10 @@ class Honeypots:
             self._cache[tenant] = entry
         return entry
 
-    def reached(self, tenant: str, query_text: str, query_vector: np.ndarray | None, kth_similarity: float | None) -> list[str]:
-        """Ids of the canaries this query would retrieve (empty for an honest query)."""
+    def reached(self, tenant: str, query_text: str, query_vector: np.ndarray | None, best_similarity: float | None) -> list[str]:
+        """Ids of the canaries this query would retrieve as its best match (empty for an honest
+        query): it shares a canary token, or a canary is at least ``honeypot_similarity`` close
+        and closer than every real memory."""
         if not self._policy.enabled or self._policy.honeypots == 0 or not query_text:
             return []
         ids, tokens, vectors = self.canaries(tenant)
@@ -107,6 +109,6 @@ class Honeypots:
         hit = [i for i, canary in zip(ids, tokens) if words & canary]
         if query_vector is not None and vectors.size and vectors.shape[1] == query_vector.shape[0]:
             similarity = vectors @ (query_vector / (np.linalg.norm(query_vector) or 1.0))
-            floor = max(self._policy.honeypot_similarity, kth_similarity if kth_similarity is not None else 0.0)
+            floor = max(self._policy.honeypot_similarity, best_similarity if best_similarity is not None else 0.0)
             hit.extend(i for i, value in zip(ids, similarity.tolist()) if value >= floor and i not in hit)
         return hit

@@ -157,6 +157,10 @@ _LEAD_PHRASE = re.compile(
 )
 # Sayings shaped like orders to nobody in particular.
 _IDIOM = re.compile(r"never say never|say no more|say cheese|never give up|never mind|say what you (?:mean|will)|say when")
+_HOUSEHOLD = re.compile(
+    r"\b(?:answer|get|pick up|return|reply to|respond to)\s+(?:the |my |her |his |their |your |a |any )?"
+    r"(?:phone|door|doorbell|call|calls|letters?|mail|emails?|texts?|voicemails?)\b"
+)
 _NEGATION = re.compile(r"\b(?:never|don'?t|do not|dont|no one|nobody)\b")
 _WORD = re.compile(r"[a-z']+")
 
@@ -248,7 +252,8 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
         if not directive_verbs and not modal:
             continue
         words = set(_WORD.findall(sentence))
-        speech = bool(words & _SPEECH_VERBS)
+        # "answer the phone", "reply to grandma's letter": the household meaning of a speech verb.
+        speech = bool(words & _SPEECH_VERBS) and not _HOUSEHOLD.search(sentence)
         links = bool(_TOOL_OBJECT.search(sentence))
         tool = bool(words & _TOOL_VERBS) and links
         planting = bool(_ANSWER_PLANT.search(sentence))

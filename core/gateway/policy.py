@@ -105,8 +105,8 @@ class TrustPolicy(BaseModel):
     # ---- honeypots -----------------------------------------------------------------------------
     honeypots: int = Field(default=4, ge=0, le=5)
     """Canary memories planted per tenant (0 disables them)."""
-    honeypot_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
-    """A query at least this close to a canary, and as close as its own k-th result, retrieves it."""
+    honeypot_similarity: float = Field(default=0.6, ge=0.0, le=1.0)
+    """A query at least this close to a canary, and closer to it than to any real memory, retrieves it."""
 
     log_accepted: bool = False
     """Also log fast-path decisions in the security-event log (off: only doubts are logged)."""

@@ -49,9 +49,9 @@ class RetrievalDefence:
         if self._honeypots is None or not criteria.text or not self.policy.enabled:
             return []
         semantic = ranked.get("semantic") or []
-        kth = semantic[criteria.top_k - 1][1] if len(semantic) >= criteria.top_k else None
+        best = semantic[0][1] if semantic else None
         vector = context.query_vector() if "semantic" in ranked else None
-        return self._honeypots.reached(criteria.tenant, criteria.text, vector, kth)
+        return self._honeypots.reached(criteria.tenant, criteria.text, vector, best)
 
     def rerank(self, conn: Any, fused: Fused, for_decision: bool, tenant: str = "default") -> Fused:
         """The candidates re-weighted (and, for a decision, filtered), best first."""
