@@ -57,7 +57,7 @@ _PRIOR_GUIDANCE = (
 _MEMORY_DISMISSAL = re.compile(
     r"\b(?:older|old|previous|prior|earlier|other|existing|past)\s+(?:notes?|records?|memories|entries|messages|info(?:rmation)?|answers?|versions?)\s+"
     r"(?:are|is|were|was)\s+(?:outdated|obsolete|wrong|incorrect|out of date|no longer (?:valid|correct|true)|superseded|invalid|stale)"
-    r"|\bno need to (?:check|look at|read|consult|verify)\b|\b(?:don'?t|do not|never) (?:check|look at|consult|trust|verify)\s+(?:the\s+)?(?:older|old|previous|prior|earlier|other)\b"
+    r"|\b(?:don'?t|do not|never) (?:check|look at|consult|trust|verify)\s+(?:the\s+)?(?:older|old|previous|prior|earlier|other)\b"
 )
 _OVERRIDE = re.compile(rf"\b{_DISMISS}\b.{{0,60}}?{_PRIOR_GUIDANCE}|{_PRIOR_GUIDANCE}.{{0,40}}\b(?:no longer appl|do(?:es)? not apply|are void|is void|are cancel|is cancel|expired|obsolete)")
 
@@ -133,7 +133,7 @@ _QUERY_TRIGGER = re.compile(
     r"|\bin (?:response|reply|answer) to (?:any|every|all|questions?|queries)\b"
 )
 _PLANTED_ANSWER = re.compile(
-    r"\bthe (?:correct |right |real |true |actual |official |only |best )?(?:answer|response|reply)(?: that fits(?: best)?| to give| to use)? (?:to|for|is|should be|will be)\b"
+    r"\bthe (?:correct |right |real |true |actual |official |only |best )?(?:answer|response|reply) (?:to|for|is|should be|will be)\b"
     r"|\b(?:best|should be|is to be|must be) (?:answered|replied|responded)(?: to)? (?:with|by|as)\b"
     r"|\bthe (?:correct|right|true|real|accurate|current|updated|official) (?:version|fact|info(?:rmation)?|story|account) is\b"
     r"|(?:^|\s)(?:q|question)\s*:.*\b(?:a|answer)\s*:"
@@ -153,7 +153,7 @@ _THIRD_PARTY = re.compile(r"\b(?:users?|everyone|everybody|anyone|anybody|people
 _ANSWER_PLANT = re.compile(r"\b(?:answer|reply|respond|say)\s+(?:that|with|:)|\b(?:answer|reply|respond) (?:every|each|all|any)\b")
 _LEAD_PHRASE = re.compile(
     r"^\s*(?:from now on|from this point on|from here on|going forward|in the future|in future|henceforth|hereafter|"
-    r"next time|for the future|for now|this time|as a rule|by default|good practice in this chat|helpful tip)\b[\s:,-]*"
+    r"next time|for the future|for now|this time|as a rule|by default)\b[\s:,-]*"
 )
 # Sayings shaped like orders to nobody in particular.
 _IDIOM = re.compile(r"never say never|say no more|say cheese|never give up|never mind|say what you (?:mean|will)|say when")
