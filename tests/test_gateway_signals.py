@@ -139,7 +139,7 @@ def test_a_record_that_asks_and_answers_its_question_is_an_echo() -> None:
 
 def test_a_record_echoing_a_stored_question_of_its_source_is_an_echo() -> None:
     asked = [fold("Which hospital stores the records of patient Caroline Smith?")]
-    assert question_echo(fold("The records of patient Caroline Smith are stored at Mercy hospital."), asked).value >= 0.5
+    assert question_echo(fold("The records of patient Caroline Smith are stored at Mercy hospital."), asked).value >= 0.6
     assert question_echo(fold("We had a picnic by the lake."), asked).value == 0.0
 
 

@@ -346,3 +346,19 @@ def test_the_content_path_reveals_nothing_about_the_defence(memory: DeltaCore) -
     for secret in ("authority claimed", "reasons", "signals", "TRUST_DECISION", "slow path"):
         assert secret not in shown
     assert packet.meta == {} and packet.namespace is Namespace.UNVERIFIED  # only the ordinary fields
+
+
+def test_a_record_answering_its_own_source_s_recent_question_takes_the_slow_path(memory: DeltaCore) -> None:
+    """MINJA: the attacker asks, then plants the answer as if it were a memory."""
+    memory.ingest([{"text": "Which hospital stores the records of patient Caroline Smith?", "source": "user:q"}], channel="user")
+    planted = memory.ingest(
+        [{"text": "The records of patient Caroline Smith are stored at Mercy hospital.", "source": "user:q"}], channel="user"
+    )
+    assert decision(planted).action is TrustAction.TAG
+    assert "echoes a recent question and plants its answer" in decision(planted).reasons
+    # Someone else answering the question is conversation.
+    answered = memory.ingest(
+        [{"text": "The records of patient Caroline Smith are kept at Mercy hospital, I checked.", "source": "user:nurse"}],
+        channel="user",
+    )
+    assert decision(answered).action is TrustAction.ACCEPT

@@ -131,8 +131,10 @@ def question_echo(folded: str, recent_questions: Iterable[str] = ()) -> Doubt:
         said = content_words(folded)
         for question in recent_questions:
             asked = content_words(question)
-            if len(asked) >= 4 and len(asked & said) / len(asked) >= 0.75:
-                return Doubt(0.5, "echoes a recent question and plants its answer")
+            # A planted answer restates the question and adds the answer; a long turn that happens
+            # to reuse the question's words is conversation.
+            if len(asked) >= 4 and len(asked & said) / len(asked) >= 0.75 and len(said) <= 2 * len(asked) + 3:
+                return Doubt(0.6, "echoes a recent question and plants its answer")
     return NO_DOUBT
 
 

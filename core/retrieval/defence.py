@@ -107,14 +107,16 @@ class RetrievalDefence:
         """Sources with fewer stored (not quarantined) memories than ``newcomer_events``."""
         if not self.policy.newcomer_events or not sources:
             return set()
+        # Counting stops at the threshold: an established source may have millions of memories.
         counts: dict[str, int] = {}
-        for chunk in _chunks(sorted(sources), 500):
-            statement = (
-                select(events.c.source, func.count())
-                .where(events.c.tenant == tenant, events.c.source.in_(chunk), events.c.namespace != Namespace.QUARANTINE.value)
-                .group_by(events.c.source)
+        for source in sorted(sources):
+            capped = (
+                select(events.c.id)
+                .where(events.c.tenant == tenant, events.c.source == source, events.c.namespace != Namespace.QUARANTINE.value)
+                .limit(self.policy.newcomer_events)
+                .subquery()
             )
-            counts.update({source: int(n) for source, n in conn.execute(statement)})
+            counts[source] = int(conn.execute(select(func.count()).select_from(capped)).scalar_one())
         return {s for s in sources if counts.get(s, 0) < self.policy.newcomer_events}
 
     def _corroborated(self, event_id: str, source: str | None, trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray]) -> bool:

@@ -93,13 +93,19 @@ class TrustStore:
 
     # ---- what a source wrote before ----------------------------------------------------------
 
-    def source_history(self, conn: Connection, tenant: str, source: str, limit: int = 500) -> tuple[int, list[float]]:
-        """(number of stored, non-quarantined events, timestamps of its latest ``limit`` events)."""
-        count = conn.execute(
-            select(func.count()).select_from(events).where(
-                events.c.tenant == tenant, events.c.source == source, events.c.namespace != Namespace.QUARANTINE.value
-            )
-        ).scalar_one()
+    def source_history(
+        self, conn: Connection, tenant: str, source: str, limit: int = 500, count_cap: int = 1000
+    ) -> tuple[int, list[float]]:
+        """(number of stored, non-quarantined events up to ``count_cap``, timestamps of its
+        latest ``limit`` events)."""
+        # Capped: only "fewer than N" matters (probation), and a source may have millions of rows.
+        capped = (
+            select(events.c.id)
+            .where(events.c.tenant == tenant, events.c.source == source, events.c.namespace != Namespace.QUARANTINE.value)
+            .limit(count_cap)
+            .subquery()
+        )
+        count = conn.execute(select(func.count()).select_from(capped)).scalar_one()
         times = conn.execute(
             select(events.c.ts).where(events.c.tenant == tenant, events.c.source == source).order_by(events.c.ts.desc()).limit(limit)
         ).scalars()
@@ -131,14 +137,17 @@ class TrustStore:
             statement = statement.where(or_(events.c.source.is_(None), events.c.source != exclude_source))
         return [row for row in conn.execute(statement).scalars() if row]
 
-    def recent_questions(self, conn: Connection, tenant: str, source: str, limit: int = 50) -> list[str]:
+    def recent_questions(self, conn: Connection, tenant: str, source: str, limit: int = 50, scan: int = 2000) -> list[str]:
         """The latest questions this source stored (what an induced record would echo)."""
-        statement = (
-            select(events.c.text)
-            .where(events.c.tenant == tenant, events.c.source == source, events.c.text.like("%?"))
+        # Only the source's latest writes are looked at: "recent", and bounded for big sources.
+        latest = (
+            select(events.c.text, events.c.ts)
+            .where(events.c.tenant == tenant, events.c.source == source)
             .order_by(events.c.ts.desc())
-            .limit(limit)
+            .limit(scan)
+            .subquery()
         )
+        statement = select(latest.c.text).where(latest.c.text.like("%?")).order_by(latest.c.ts.desc()).limit(limit)
         return list(conn.execute(statement).scalars())
 
     # ---- quarantine --------------------------------------------------------------------------
