@@ -11,6 +11,7 @@ Importing this package never imports an agent framework; adapters live in
 from deltacore.config import DeltaCoreConfig
 from deltacore.embedding import ChromaEmbedder, Embedder, MiniLMEmbedder
 from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore.gateway.policy import TrustPolicy
 from deltacore.errors import (
     BackendError,
     BackendUnavailableError,
@@ -49,11 +50,15 @@ from deltacore.model import (
     Namespace,
     OutcomeReport,
     PropagationReport,
+    QuarantineReview,
     QueryCriteria,
     Rejection,
     ReviewItem,
+    SecurityEvent,
     StoreStats,
     ToolDrift,
+    TrustAction,
+    TrustDecision,
 )
 
 __version__ = "0.1.0"
@@ -97,13 +102,18 @@ __all__ = [
     "OutcomeReport",
     "PropagationReport",
     "PoisonDetected",
+    "QuarantineReview",
     "QueryCriteria",
     "Rejection",
     "ReviewItem",
     "SchemaDrift",
+    "SecurityEvent",
     "StoreLockedError",
     "StoreStats",
     "TemporalContradiction",
     "ToolDrift",
+    "TrustAction",
+    "TrustDecision",
+    "TrustPolicy",
     "__version__",
 ]

@@ -10,6 +10,8 @@
     deltacore review                             # items waiting for a person (UNSTABLE, SCHEMA_DRIFT…)
     deltacore review --resolve 3 --as reject --note "the old endpoint is gone"
     deltacore review --resolve 4 --as accept --args '{"service": "api", "region": 3}'
+    deltacore quarantine                     # list quarantined events; --release/--confirm/--delete ID
+    deltacore security-events --since 2026-01-01T00:00
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -269,6 +271,36 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--json", action="store_true", help="print JSON")
     _store_options(review, top_level=False)
     review.set_defaults(handler=_cmd_review)
+
+    quarantine = commands.add_parser(
+        "quarantine",
+        help="list quarantined events, or review them",
+        description="List the events the trust gateway quarantined (never retrieved), or apply a "
+        "reviewer's verdict: --release puts them back (TRUSTED, or UNVERIFIED for documents and "
+        "peers), --confirm keeps them quarantined and penalises their source, --delete erases them.",
+    )
+    for flag, help_text in (
+        ("--release", "release this quarantined event (repeatable)"),
+        ("--release-unverified", "release this event as UNVERIFIED (repeatable)"),
+        ("--confirm", "confirm this event is poison: it stays quarantined (repeatable)"),
+        ("--delete", "confirm and erase this event (repeatable)"),
+    ):
+        quarantine.add_argument(flag, action="append", default=[], metavar="ID", help=help_text)
+    quarantine.add_argument("--limit", type=_positive_int, default=100, metavar="N", help="list at most N events (default 100)")
+    quarantine.add_argument("--json", action="store_true", help="print JSON")
+    _store_options(quarantine, top_level=False)
+    quarantine.set_defaults(handler=_cmd_quarantine)
+
+    security = commands.add_parser(
+        "security-events",
+        help="the security log: trust decisions, E01, honeypots, reviews",
+        description="Print the security log, oldest first.",
+    )
+    security.add_argument("--since", type=_timestamp, default=None, metavar="ISO", help="only events at or after this time (ISO 8601, UTC if no zone)")
+    security.add_argument("--kind", default=None, metavar="KIND", help="only this kind (e.g. POISON_DETECTED, HONEYPOT_TRIGGERED)")
+    security.add_argument("--json", action="store_true", help="print JSON lines")
+    _store_options(security, top_level=False)
+    security.set_defaults(handler=_cmd_security_events)
     return parser
 
 
@@ -539,6 +571,70 @@ def _cmd_review(args: argparse.Namespace) -> int:
 def _shorten(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ---- trust gateway ----------------------------------------------------------------------------
+
+
+def _timestamp(value: str) -> Any:
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {value!r} (e.g. 2026-01-31T12:00)") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _cmd_quarantine(args: argparse.Namespace) -> int:
+    tenant = args.tenant if args.tenant is not None else "default"
+    verdicts = {
+        "release": args.release,
+        "release_unverified": args.release_unverified,
+        "confirm": args.confirm,
+        "delete": args.delete,
+    }
+    with _open_store(args) as memory:
+        if not any(verdicts.values()):
+            pending = memory.quarantined(tenant=tenant, limit=args.limit)
+            if args.json:
+                print(json.dumps([e.model_dump(mode="json") for e in pending], indent=2, ensure_ascii=False))
+            elif not pending:
+                print("nothing in quarantine")
+            else:
+                for event in pending:
+                    print(f"{event.id}  {event.ts:%Y-%m-%d %H:%M}  {event.source or '-':<16}  {_one_line(event.text or event.tool_name or '')}")
+                print(f"{len(pending)} quarantined")
+            return EXIT_OK
+        status = EXIT_OK
+        for verdict, ids in verdicts.items():
+            if not ids:
+                continue
+            review = memory.quarantine_review(ids, verdict, tenant=tenant)
+            if args.json:
+                print(review.model_dump_json())
+            else:
+                print(f"{verdict}: {len(review.event_ids)} event(s)")
+            for missing in review.not_quarantined:
+                print(f"{PROG}: {missing} is not in quarantine (left unchanged)", file=sys.stderr)
+                status = EXIT_FAILED
+    return status
+
+
+def _cmd_security_events(args: argparse.Namespace) -> int:
+    tenant = args.tenant if args.tenant is not None else "default"
+    with _open_store(args) as memory:
+        entries = memory.security_events(args.since, kind=args.kind, tenant=tenant)
+    for entry in entries:
+        if args.json:
+            print(entry.model_dump_json())
+            continue
+        score = f"{entry.score:.3f}" if entry.score is not None else "-"
+        reasons = "; ".join(entry.reasons)
+        print(f"{entry.ts:%Y-%m-%d %H:%M:%S}  {entry.kind:<19} {entry.action or '-':<10} {score:>5}  {entry.source or '-':<16} {entry.event_id or '-'}  {reasons}")
+    if not entries and not args.json:
+        print("no security events")
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from deltacore.errors import ConfigurationError, first_validation_error
+from deltacore.gateway.policy import TrustPolicy
 
 DEFAULT_HALF_LIFE_HOURS = 24 * 30
 
@@ -65,6 +66,8 @@ class DeltaCoreConfig(BaseModel):
     """FULL survives power loss as well as process crashes; NORMAL only process crashes."""
     secure_delete: bool = True
     """Overwrite deleted SQLite content (free pages would otherwise keep it)."""
+    trust: TrustPolicy = Field(default_factory=TrustPolicy)
+    """The trust gateway's thresholds and weights (``docs/security.md``); a dict is accepted."""
 
     @field_validator("database_url")
     @classmethod

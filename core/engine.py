@@ -38,6 +38,9 @@ from deltacore.errors import (
     first_validation_error,
 )
 from deltacore.gateway import Gateway
+from deltacore.gateway.honeypots import Honeypots
+from deltacore.gateway.quarantine import QuarantineDesk
+from deltacore.gateway.scoring import TrustScorer
 from deltacore.governor import TokenCounter
 from deltacore.ingest.pipeline import IngestPipeline, delta_id_for, embedding_text
 from deltacore.ingest.tool_specs import read_tool_specs
@@ -53,7 +56,9 @@ from deltacore.model import (
     OutcomeReport,
     PropagationReport,
     QueryCriteria,
+    QuarantineReview,
     ReviewItem,
+    SecurityEvent,
     StoreStats,
 )
 from deltacore.retrieval import Retriever
@@ -62,6 +67,7 @@ from deltacore.retrieval.causal import causal_chain
 from deltacore.storage import ChromaIndex, HotTier, OutboxApplier, SQLStore, VectorOwnership
 from deltacore.storage.filters import event_filters
 from deltacore.storage.records import event_from_row
+from deltacore.storage.trust_store import TrustStore
 from deltacore.storage.reindex import rebuild_index
 from deltacore.storage.reindex import reembed as reembed_vectors
 
@@ -87,8 +93,18 @@ class DeltaCore:
         self._index_lock = threading.Lock()
         self._hot = HotTier(config.hot_capacity)
         self._open_vector_index()
+        self._trust = TrustStore(self._sql)
+        self._honeypots = Honeypots(self._trust, config.trust, self._embedder)
+        self._quarantine = QuarantineDesk(self._trust, config.trust)
         self._pipeline = IngestPipeline(
-            self._sql, Gateway(), extractor or RuleBasedExtractor(), self._embedder, self._tokens, config.max_text_chars
+            self._sql,
+            Gateway(),
+            extractor or RuleBasedExtractor(),
+            self._embedder,
+            self._tokens,
+            config.max_text_chars,
+            scorer=TrustScorer(config.trust, self._trust),
+            trust_store=self._trust,
         )
         self._retriever = Retriever(
             self._sql,
@@ -101,6 +117,9 @@ class DeltaCore:
             hot=self._hot,
             reranker=config.reranker,
             rerank_depth=config.rerank_depth,
+            trust=config.trust,
+            honeypots=self._honeypots,
+            on_alert=self._honeypot_alert,
         )
         self._learner = Learner(self._sql, config.decay_rate_per_hour)
         self._drift = DriftMonitor(self._sql, config.decay_rate_per_hour)
@@ -211,6 +230,7 @@ class DeltaCore:
                 drifts = self._drift.after_ingest(result.stored)
                 if drifts:
                     result = result.model_copy(update={"schema_drifts": drifts})
+            self._honeypots.ensure({_tenant_of(event) for event in events})
         return result
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
@@ -394,11 +414,15 @@ class DeltaCore:
         ``meta["necessary"] = True``) and to the memories retrieved during the episode; each
         delta's utility moves toward the outcome, with the update kept in its history. A delta
         whose utility oscillates is flagged ``unstable`` and queued for review."""
-        return self._learner.record_outcome(episode_id, reward, tenant, necessary)
+        report = self._learner.record_outcome(episode_id, reward, tenant, necessary)
+        self._quarantine.learn_from_outcome(report)
+        return report
 
     def feedback(self, event_id: str, reward: float, *, tenant: str | None = None) -> OutcomeReport:
         """Feedback on one step (``reward`` in [-1, 1]): its delta learns with full weight."""
-        return self._learner.feedback(event_id, reward, tenant)
+        report = self._learner.feedback(event_id, reward, tenant)
+        self._quarantine.learn_from_outcome(report)
+        return report
 
     def review_queue(self, *, tenant: str | None = "default", include_resolved: bool = False) -> list[ReviewItem]:
         """Items waiting for a person (UNSTABLE utilities …), oldest first; ``tenant=None``
@@ -414,6 +438,45 @@ class DeltaCore:
         ``args``: for a SCHEMA_DRIFT item, the call's arguments migrated by hand to the tool's
         new schema (every required parameter present); recalled like an automatic migration."""
         return self._learner.resolve(item_id, resolution, args)
+
+    # ---- trust gateway --------------------------------------------------------------------------
+
+    def _honeypot_alert(self, tenant: str, query: str, canaries: list[str]) -> None:
+        log.warning("HONEYPOT_TRIGGERED in tenant %s", tenant)
+        with self._sql.writer() as conn:
+            self._trust.log(
+                conn, [{"tenant": tenant, "kind": "HONEYPOT_TRIGGERED", "payload": {"query": query[:1000], "canaries": canaries}}]
+            )
+
+    def quarantined(self, *, tenant: str = "default", limit: int = 1000) -> list[Event]:
+        """Events waiting in QUARANTINE for review, oldest first (never returned by ``query``)."""
+        return self._quarantine.pending(tenant, limit)
+
+    def quarantine_review(self, event_ids: Sequence[str], verdict: str, *, tenant: str = "default") -> QuarantineReview:
+        """Apply a reviewer's verdict to quarantined events.
+
+        ``verdict``: ``"release"`` (back to the namespace their channel gets: TRUSTED, or
+        UNVERIFIED for documents and peers; the source regains reputation),
+        ``"release_unverified"`` (to UNVERIFIED), ``"confirm"`` (poison confirmed: they stay
+        quarantined and the source loses reputation) or ``"delete"`` (poison confirmed and
+        erased, with deltas, links, full-text entries and vectors)."""
+        review = self._quarantine.review(list(event_ids), verdict, tenant)
+        if verdict == "delete" and review.event_ids:
+            self.delete(review.event_ids, tenant=tenant)
+        return review
+
+    def security_events(
+        self, since: Any = None, *, kind: str | None = None, tenant: str | None = "default", limit: int = 10_000
+    ) -> list[SecurityEvent]:
+        """The security log, oldest first: trust decisions other than the fast path,
+        ``POISON_DETECTED`` (E01), ``SOURCE_BLACKLISTED``, ``HONEYPOT_TRIGGERED``,
+        ``QUARANTINE_REVIEW``. ``since`` is a datetime or unix seconds; ``tenant=None`` = all."""
+        return self._quarantine.security_events(since, kind, tenant, limit)
+
+    def trust_score(self, source: str, *, tenant: str = "default") -> float:
+        """The learned reputation of a writer (``TrustPolicy.initial_reputation`` if never
+        seen); below 0 the source is blacklisted."""
+        return self._quarantine.reputation(source, tenant)
 
     # ---- delete and maintenance -------------------------------------------------------------
 
@@ -486,6 +549,11 @@ def _carries_schema(event: Event | dict[str, Any]) -> bool:
     if isinstance(event, Event):
         return event.tool_schema is not None or event.tool_schema_hash is not None
     return isinstance(event, dict) and (event.get("tool_schema") is not None or event.get("tool_schema_hash") is not None)
+
+
+def _tenant_of(event: Any) -> str:
+    value = event.get("tenant") if isinstance(event, dict) else getattr(event, "tenant", None)
+    return value if isinstance(value, str) and value else "default"
 
 
 def _build_criteria(fields: dict[str, Any]) -> QueryCriteria:
@@ -566,6 +634,18 @@ class AsyncDeltaCore:
 
     async def resolve_review(self, item_id: int, resolution: str, **fields: Any) -> ReviewItem:
         return await self._run("resolve_review", item_id, resolution, **fields)
+
+    async def quarantined(self, **fields: Any) -> list[Event]:
+        return await self._run("quarantined", **fields)
+
+    async def quarantine_review(self, event_ids: Sequence[str], verdict: str, **fields: Any) -> QuarantineReview:
+        return await self._run("quarantine_review", event_ids, verdict, **fields)
+
+    async def security_events(self, since: Any = None, **fields: Any) -> list[SecurityEvent]:
+        return await self._run("security_events", since, **fields)
+
+    async def trust_score(self, source: str, **fields: Any) -> float:
+        return await self._run("trust_score", source, **fields)
 
     async def delete(self, event_ids: Sequence[str] | None = None, **selectors: Any) -> DeleteResult:
         return await self._run("delete", event_ids, **selectors)

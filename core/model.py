@@ -65,6 +65,19 @@ class Namespace(StrEnum):
     SYNTHETIC = "synthetic"
 
 
+class TrustAction(StrEnum):
+    """What the trust gateway did with a write (the seed's routing of a trust score)."""
+
+    ACCEPT = "accept"
+    """Fast path (score >= ``TrustPolicy.fast_path``): stored in its channel's namespace."""
+    TAG = "tag"
+    """Slow path (score >= ``TrustPolicy.slow_path``): stored UNVERIFIED, with a trust tag."""
+    QUARANTINE = "quarantine"
+    """Stored in QUARANTINE: never retrieved without an explicit override, waiting for review."""
+    BLOCK = "block"
+    """Not stored (E01 playbook: the source is penalised and its recent writes quarantined)."""
+
+
 class MemoryFlag(StrEnum):
     """Warnings attached to a retrieved memory."""
 
@@ -253,6 +266,9 @@ class QueryCriteria(BaseModel):
     exclude_tainted: bool = True
     include_quarantined: bool = False
     """Quarantined items never appear unless this is set explicitly."""
+    for_decision: bool = False
+    """The answer will drive a decision: only memories that are trusted, or corroborated by an
+    independent source, are returned (others are otherwise only ranked lower)."""
     tenant: str = "default"
     agent_filter: tuple[str, ...] = ()
     user_id: str | None = None
@@ -296,6 +312,26 @@ class Rejection(BaseModel):
     event_id: str | None = None
 
 
+class TrustDecision(BaseModel):
+    """What the trust gateway decided about one event of a batch (for the operator only)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    """Position of the event in the batch."""
+    event_id: str
+    source: str | None = None
+    score: float
+    """Trust score in [0, 1]."""
+    action: TrustAction
+    namespace: Namespace | None = None
+    """Where it was stored (None when blocked)."""
+    reasons: tuple[str, ...] = ()
+    """Why the score is below 1, e.g. ``("instruction aimed at the agent",)``."""
+    signals: dict[str, float] = Field(default_factory=dict)
+    """Each signal's value in [0, 1] (1 = no doubt)."""
+
+
 class IngestResult(BaseModel):
     """What happened to each event of a batch.
 
@@ -315,10 +351,50 @@ class IngestResult(BaseModel):
     """Cycles found among the new deltas' parents (E02), each broken at its weakest edge."""
     schema_drifts: list[ToolDrift] = Field(default_factory=list)
     """Tools these events were called with under a changed schema (E04), with what was done."""
+    decisions: list[TrustDecision] = Field(default_factory=list)
+    """The trust gateway's decision for each new event, in input order (duplicates and invalid
+    events have none). Meant for the operator: never show it to the writer."""
+    quarantined: list[str] = Field(default_factory=list)
+    """Ids stored in QUARANTINE by this batch (its own events only)."""
+    blocked: list[str] = Field(default_factory=list)
+    """Ids of events that were not stored because the gateway blocked them."""
 
     @property
     def ok(self) -> bool:
         return not self.rejected
+
+
+class SecurityEvent(BaseModel):
+    """One entry of the security-event log (trust decisions, E01, honeypots, reviews)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    ts: datetime
+    tenant: str
+    kind: str
+    """``TRUST_DECISION``, ``POISON_DETECTED`` (E01), ``SOURCE_BLACKLISTED``,
+    ``HONEYPOT_TRIGGERED``, ``QUARANTINE_REVIEW``."""
+    source: str | None = None
+    event_id: str | None = None
+    score: float | None = None
+    action: str | None = None
+    reasons: tuple[str, ...] = ()
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class QuarantineReview(BaseModel):
+    """What :meth:`DeltaCore.quarantine_review` did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: str
+    event_ids: list[str]
+    """Quarantined events the verdict was applied to."""
+    not_quarantined: list[str] = Field(default_factory=list)
+    """Ids given that were not (or no longer) in quarantine: left unchanged."""
+    namespace: Namespace | None = None
+    """Where released events now are; None when they were deleted or stay quarantined."""
 
 
 class CausalChain(BaseModel):

@@ -50,14 +50,17 @@ PUBLIC_API = [
     "EmbedderMismatchError",
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
-    "NotFoundError", "OutcomeReport", "PoisonDetected", "PropagationReport", "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "StoreLockedError",
-    "StoreStats", "TemporalContradiction", "ToolDrift", "__version__",
+    "NotFoundError", "OutcomeReport", "PoisonDetected", "PropagationReport", "QuarantineReview",
+    "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "SecurityEvent", "StoreLockedError",
+    "StoreStats", "TemporalContradiction", "ToolDrift", "TrustAction", "TrustDecision", "TrustPolicy",
+    "__version__",
 ]
 
 ENGINE_METHODS = [
-    "add", "apply_outbox", "close", "delete", "embed", "events", "feedback", "get", "ingest", "observe_tools", "open",
-    "owns_vector_index", "propagate", "query", "query_causal", "recall_decisions", "record_outcome", "record_retrieval",
-    "reindex", "resolve_review", "retrievals", "review_queue", "stats", "system_events", "tool_schemas",
+    "add", "apply_outbox", "close", "delete", "embed", "events", "feedback", "get", "ingest", "observe_tools",
+    "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query", "query_causal",
+    "recall_decisions", "record_outcome", "record_retrieval", "reindex", "resolve_review", "retrievals",
+    "review_queue", "security_events", "stats", "system_events", "tool_schemas", "trust_score",
 ]
 
 

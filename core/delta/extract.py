@@ -45,6 +45,14 @@ _RELATION = re.compile(
 )
 
 
+def statement_triple(text: str) -> tuple[str, str, str] | None:
+    """(subject, predicate, object) of a simple statement such as "user prefers Go", else None."""
+    match = _RELATION.match(" ".join(text.split()))
+    if not match:
+        return None
+    return match["subject"].strip(), match["predicate"].lower(), match["object"].strip()
+
+
 def summarize(text: str, limit: int = RESULT_CHARS) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -23,10 +23,12 @@ from deltacore.delta.mentions import has_time_expression, mentioned_names
 from deltacore.embedding import embed_texts
 from deltacore.errors import InvalidEventError
 from deltacore.gateway import Admission, Gateway
+from deltacore.gateway.playbook import apply_decisions
+from deltacore.gateway.scoring import TrustScorer, Verdict
 from deltacore.governor import TokenCounter
 from deltacore.ingest.normalize import content_hash, normalize_event
 from deltacore.ingest.validation import coerce_event
-from deltacore.model import Channel, Event, IngestResult, Rejection
+from deltacore.model import Channel, Event, IngestResult, Rejection, TrustAction, TrustDecision
 from deltacore.storage import SQLStore
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,17 @@ class _Candidate:
     content_hash: str
     parents: list[str] = field(default_factory=list)  # delta ids
     trigger: str | None = None
+    verdict: Verdict | None = None
+
+    @property
+    def namespace(self) -> str:
+        if self.verdict is not None and self.verdict.namespace is not None:
+            return self.verdict.namespace.value
+        return self.admission.namespace.value
+
+    @property
+    def trust(self) -> float:
+        return self.verdict.score if self.verdict is not None else self.admission.trust
 
 
 class IngestPipeline:
@@ -63,7 +76,11 @@ class IngestPipeline:
         embedder: Any,
         tokens: TokenCounter,
         max_text_chars: int,
+        scorer: TrustScorer | None = None,
+        trust_store: Any = None,
     ) -> None:
+        self._scorer = scorer
+        self._trust_store = trust_store
         self._sql = sql
         self._gateway = gateway
         self._extractor = extractor
@@ -97,28 +114,54 @@ class IngestPipeline:
             first_with_hash[(event.tenant, digest)] = index
             candidates.append(_Candidate(index, event, self._gateway.admit(event, channel), digest))
 
-        # 2. dedupe against the store (cheap pre-check so duplicates are never embedded).
+        # 2. dedupe against the store (cheap pre-check so duplicates are never embedded), then
+        # the trust gateway scores what is new; blocked events are never embedded nor stored.
+        blocked: list[_Candidate] = []
         with self._sql.reader() as conn:
             candidates = self._drop_stored(conn, candidates, event_ids, duplicates)
-        if not candidates:
+            if candidates and self._scorer is not None:
+                verdicts = self._scorer.evaluate(conn, [(c.event, c.admission) for c in candidates])
+                for c, verdict in zip(candidates, verdicts):
+                    c.verdict = verdict
+                blocked = [c for c in candidates if c.verdict is not None and c.verdict.action is TrustAction.BLOCK]
+                candidates = [c for c in candidates if c not in blocked]
+        if not candidates and not blocked:
             _resolve_copies(event_ids, copies, duplicates)
             return IngestResult(event_ids=event_ids, duplicates=duplicates, rejected=rejected)
 
         # 3. embed outside any transaction: it is the slow part and needs no lock.
-        matrix = embed_texts(self._embedder, [embedding_text(c.event) for c in candidates])
-        vectors = {c.event.id: row for c, row in zip(candidates, matrix)}
+        vectors: dict[str, np.ndarray] = {}
+        if candidates:
+            matrix = embed_texts(self._embedder, [embedding_text(c.event) for c in candidates])
+            vectors = {c.event.id: row for c, row in zip(candidates, matrix)}
 
-        # 4. causal parents and deltas, then 5. one transaction.
+        # 4. causal parents and deltas, then 5. one transaction (with the gateway's log,
+        # reputation and E01 playbook, so a decision and its consequences commit together).
+        loops: list[list[str]] = []
+        inserted: set[str] = set()
         with self._sql.writer() as conn:
             # Re-check inside the write lock: another process may have stored a copy meanwhile.
             candidates = self._drop_stored(conn, candidates, event_ids, duplicates)
-            loops = self._link_parents(conn, candidates, warnings)
-            rows = self._rows(candidates, vectors)
-            inserted = self._sql.insert_batch(conn, *rows)
-            self._sql.record_tool_schemas(conn, _tool_schema_rows(candidates, inserted))
-            for loop in loops:
-                tenant = candidates[0].event.tenant
-                self._sql.log_system_event(conn, tenant, "CAUSAL_LOOP", {"cycle": loop, "code": "E02"})
+            if candidates:
+                loops = self._link_parents(conn, candidates, warnings)
+                rows = self._rows(candidates, vectors)
+                inserted = self._sql.insert_batch(conn, *rows)
+                self._sql.record_tool_schemas(conn, _tool_schema_rows(candidates, inserted))
+                for loop in loops:
+                    tenant = candidates[0].event.tenant
+                    self._sql.log_system_event(conn, tenant, "CAUSAL_LOOP", {"cycle": loop, "code": "E02"})
+            decided = [c for c in candidates if c.event.id in inserted] + blocked
+            decided.sort(key=lambda c: c.index)
+            if self._scorer is not None and decided:
+                playbook = apply_decisions(
+                    conn,
+                    self._trust_store,
+                    self._scorer.policy,
+                    [(c.event, c.verdict) for c in decided if c.verdict is not None],
+                    delta_id_for,
+                )
+                if playbook.quarantined:
+                    warnings.append(f"{len(playbook.quarantined)} earlier events quarantined by the E01 playbook")
         self._sql.note_inserted(len(inserted))
         stored: list[str] = []
         delta_ids: list[str] = []
@@ -129,7 +172,24 @@ class IngestPipeline:
                 delta_ids.append(delta_id_for(candidate.event.id))
             else:
                 duplicates.append(candidate.event.id)
+        for c in blocked:
+            # A blocked write looks accepted to its writer (the seed: never reveal detection).
+            event_ids[c.index] = c.event.id
         _resolve_copies(event_ids, copies, duplicates)
+        decisions = [
+            TrustDecision(
+                index=c.index,
+                event_id=c.event.id,
+                source=c.event.source,
+                score=c.verdict.score,
+                action=c.verdict.action,
+                namespace=c.verdict.namespace,
+                reasons=c.verdict.reasons,
+                signals=c.verdict.signals,
+            )
+            for c in decided
+            if c.verdict is not None
+        ]
         for loop in loops:
             message = f"E02 CIRCULAR_CAUSAL_CHAIN: {' -> '.join(loop)}; broken at its lowest-utility edge"
             log.warning(message)
@@ -142,6 +202,9 @@ class IngestPipeline:
             delta_ids=delta_ids,
             warnings=warnings,
             causal_loops=loops,
+            decisions=decisions,
+            quarantined=[d.event_id for d in decisions if d.action is TrustAction.QUARANTINE],
+            blocked=[c.event.id for c in blocked],
         )
 
     def _drop_stored(
@@ -252,11 +315,11 @@ class IngestPipeline:
                     "actor": event.actor,
                     "source": event.source,
                     "channel": c.admission.channel.value,
-                    "namespace": c.admission.namespace.value,
+                    "namespace": c.namespace,
                     "text": event.text,
                     "content_hash": c.content_hash,
                     "confidence": event.confidence,
-                    "trust": c.admission.trust,
+                    "trust": c.trust,
                     "tool_name": event.tool_name,
                     "tool_args": event.tool_args,
                     "tool_schema_hash": event.tool_schema_hash,
@@ -287,7 +350,7 @@ class IngestPipeline:
                     "utility": draft.utility,
                     "utility_ts": ts,
                     "credit": 0.0,
-                    "namespace": c.admission.namespace.value,
+                    "namespace": c.namespace,
                     "tool_name": event.tool_name,
                     "tool_schema_hash": event.tool_schema_hash,
                     "conflict_flags": [],
@@ -314,6 +377,9 @@ def _tool_schema_rows(candidates: list[_Candidate], inserted: set[str]) -> list[
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for c in candidates:
         event = c.event
+        # A quarantined write must not teach the registry a schema (that would launder a spoof).
+        if c.namespace == "quarantine":
+            continue
         if event.id in inserted and event.tool_name and event.tool_schema is not None and event.tool_schema_hash:
             key = (event.tenant, event.tool_name, event.tool_schema_hash)
             rows[key] = {

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, QueryCriteria
+from deltacore.retrieval.defence import RetrievalDefence
 from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
 from deltacore.retrieval.packing import pack
 from deltacore.retrieval.presets import STAGE_ONE, STAGE_TWO, choose_routers
@@ -61,7 +62,12 @@ class Retriever:
         hot: HotTier | None = None,
         reranker: Reranker | None = None,
         rerank_depth: int = 50,
+        trust: Any = None,
+        honeypots: Any = None,
+        on_alert: Callable[[str, str, list[str]], None] | None = None,
     ) -> None:
+        self._defence = RetrievalDefence(trust, honeypots) if trust is not None else None
+        self._on_alert = on_alert
         self._sql = sql
         self._index = index
         self._embed_query = embed_query
@@ -117,6 +123,10 @@ class Retriever:
                 fused = sorted(
                     ((i, s + bonus if i in in_range else s, r) for i, s, r in fused), key=lambda f: (-f[1], f[0])
                 )
+            alerts: list[str] = []
+            if self._defence is not None:
+                alerts = self._defence.honeypot_hits(context, ranked)
+                fused = self._defence.rerank(conn, fused, criteria.for_decision, criteria.tenant)
             # Build packets best first, only as many as the answer can use: all top_k when there
             # is no budget, else the pool the budget chooses from.
             wanted = criteria.top_k if criteria.max_tokens is None and self._reranker is None else limit * 2
@@ -129,6 +139,8 @@ class Retriever:
                 position += len(chunk)
                 packets.extend(self._packets(conn, chunk, context, criteria, now))
             packets = packets[:wanted]
+        if alerts and self._on_alert is not None:
+            self._on_alert(criteria.tenant, criteria.text or "", alerts)
         if self._reranker is not None and criteria.text:
             packets = apply_reranker(self._reranker, criteria.text, packets, self._rerank_depth)
             return pack(packets, criteria.max_tokens, criteria.top_k, by_value_per_token=False)

@@ -95,6 +95,16 @@ def _schema_drift(conn: Connection, dialect: str) -> None:
     delta_migrations.create(conn, checkfirst=True)
 
 
+def _trust_gateway(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import honeypots, security_events, source_reputation
+
+    source_reputation.create(conn, checkfirst=True)
+    security_events.create(conn, checkfirst=True)
+    honeypots.create(conn, checkfirst=True)
+    # The gateway reads a source's latest events (sequence, bursts, E01's "last 100").
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_events_source ON dc_events (tenant, source, ts)")
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -104,6 +114,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _learning,
     _episode_index,
     _schema_drift,
+    _trust_gateway,
 ]
 
 

@@ -66,6 +66,7 @@ Index("ix_dc_events_scope_ts", events.c.tenant, events.c.ts)
 Index("ix_dc_events_episode", events.c.tenant, events.c.episode_id, events.c.ts)
 Index("ix_dc_events_actor", events.c.tenant, events.c.actor)
 Index("ix_dc_events_user", events.c.tenant, events.c.user_id)
+Index("ix_dc_events_source", events.c.tenant, events.c.source, events.c.ts)
 
 deltas = Table(
     "dc_deltas",
@@ -252,3 +253,45 @@ delta_migrations = Table(
     comment="argument patterns of deltas migrated (or not) to a tool's new schema",
 )
 Index("ix_dc_delta_migrations_tool", delta_migrations.c.tenant, delta_migrations.c.tool_name, delta_migrations.c.to_hash)
+
+source_reputation = Table(
+    "dc_source_reputation",
+    metadata,
+    Column("tenant", _SCOPE, primary_key=True),
+    Column("source", String(256), primary_key=True),
+    Column("reputation", Float, nullable=False, comment="starts at TrustPolicy.initial_reputation; below 0 = blacklisted"),
+    Column("status", String(16), nullable=False, comment="ok | suspicious | blacklisted"),
+    Column("quarantined", Integer, nullable=False, comment="writes of this source sent to quarantine"),
+    Column("blocked", Integer, nullable=False, comment="writes of this source blocked (E01)"),
+    Column("updated_at", Float, nullable=False),
+    comment="what the trust gateway learned about each writer, per tenant",
+)
+
+security_events = Table(
+    "dc_security_events",
+    metadata,
+    Column("id", _SEQ, primary_key=True, autoincrement=True),
+    Column("ts", Float, nullable=False),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("kind", String(64), nullable=False, comment="TRUST_DECISION, POISON_DETECTED, HONEYPOT_TRIGGERED, …"),
+    Column("source", String(256)),
+    Column("event_id", _ID),
+    Column("score", Float),
+    Column("action", String(32), comment="trust action, or a review verdict"),
+    Column("reasons", JSON, nullable=False),
+    Column("payload", JSON, nullable=False),
+    comment="the operator's security log: never shown on the content path",
+)
+Index("ix_dc_security_events_tenant", security_events.c.tenant, security_events.c.ts)
+
+honeypots = Table(
+    "dc_honeypots",
+    metadata,
+    Column("id", _ID, primary_key=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("embedding", LargeBinary, nullable=False),
+    Column("created_at", Float, nullable=False),
+    comment="canary memories: never returned; a query that reaches one is an alert",
+)
+Index("ix_dc_honeypots_tenant", honeypots.c.tenant)

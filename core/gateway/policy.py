@@ -1,0 +1,128 @@
+"""The trust gateway's knobs: thresholds and signal weights, in one config object.
+
+Defaults are the seed's (weights 0.3 / 0.25 / 0.25 / 0.2; routing at 0.7 / 0.4 / 0.2; E01
+penalty 0.3, blacklist below 0, quarantine the source's last 100 events). A benchmark
+calibrates them by passing ``DeltaCoreConfig(trust=TrustPolicy(...))``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from deltacore.model import TrustAction
+
+
+class TrustPolicy(BaseModel):
+    """Thresholds and weights of the trust gateway (``DeltaCoreConfig.trust``).
+
+    >>> TrustPolicy(fast_path=0.8).route(0.75).value
+    'tag'
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    """False: every write is accepted at its channel's prior (no scoring, no playbook)."""
+
+    # ---- routing -------------------------------------------------------------------------------
+    fast_path: float = Field(default=0.7, ge=0.0, le=1.0)
+    """Score at or above which a write is accepted into its channel's namespace."""
+    slow_path: float = Field(default=0.4, ge=0.0, le=1.0)
+    """Score at or above which a write is stored UNVERIFIED (trust tag); below: quarantine."""
+    quarantine: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Score at or above which a write is quarantined; below it is blocked (E01 playbook)."""
+
+    # ---- the seed's linear combination -------------------------------------------------------
+    weight_source: float = Field(default=0.3, ge=0.0)
+    """Weight of channel × source reputation."""
+    weight_content: float = Field(default=0.25, ge=0.0)
+    """Weight of ``1 − content anomaly`` (instruction-like text aimed at the agent)."""
+    weight_consistency: float = Field(default=0.25, ge=0.0)
+    """Weight of semantic consistency (contradiction, question echo, identifier bridge)."""
+    weight_temporal: float = Field(default=0.2, ge=0.0)
+    """Weight of temporal plausibility (future / back-dated timestamps, bursts)."""
+
+    # ---- vetoes: one strong doubt must be able to pull a score down on its own ----------------
+    veto_content: float = Field(default=0.6, ge=0.0, le=1.0)
+    """The score is multiplied by ``1 − veto_content · anomaly``: an instruction aimed at the
+    agent is quarantined even from a clean source (the seed's linear sum alone cannot)."""
+    veto_consistency: float = Field(default=0.3, ge=0.0, le=1.0)
+    """Multiplier ``1 − veto_consistency · (1 − consistency)``: a contradiction leaves the fast path."""
+    veto_temporal: float = Field(default=0.3, ge=0.0, le=1.0)
+    """Multiplier ``1 − veto_temporal · (1 − plausibility)``: a future timestamp leaves the fast path."""
+    tool_signature_factor: float = Field(default=0.5, ge=0.0, le=1.0)
+    """A tool output whose tool or schema does not match the registry is multiplied by this (seed: halved)."""
+
+    # ---- source reputation (per tenant and source, persisted) ----------------------------------
+    initial_reputation: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Reputation of a source never seen before."""
+    poison_penalty: float = Field(default=0.3, ge=0.0)
+    """Reputation lost per blocked write (E01); below 0 the source is blacklisted."""
+    quarantine_penalty: float = Field(default=0.05, ge=0.0)
+    """Reputation lost per quarantined write."""
+    release_bonus: float = Field(default=0.1, ge=0.0)
+    """Reputation regained when a reviewer releases one of the source's quarantined events."""
+    outcome_rate: float = Field(default=0.05, ge=0.0)
+    """Reputation change per unit of outcome credit earned by the source's memories."""
+    playbook_quarantine_last: int = Field(default=100, ge=0)
+    """E01: how many of the source's most recent events are quarantined for review."""
+    probation_events: int = Field(default=0, ge=0)
+    """A source with fewer stored events than this writes UNVERIFIED (slow path) until it has a
+    history. 0 = off: a clean new source is trusted on its content (the seed's behaviour)."""
+
+    # ---- temporal plausibility ----------------------------------------------------------------
+    future_skew_seconds: float = Field(default=300.0, ge=0.0)
+    """A timestamp later than now by more than this is implausible."""
+    backdate_tolerance_days: float = Field(default=30.0, ge=0.0)
+    """A timestamp earlier than the source's latest stored one by more than this is suspicious
+    (the temporal-anchor attack)."""
+    burst_events: int = Field(default=50, ge=1)
+    """More events than this from one source within ``burst_window_seconds`` (event time) is a burst."""
+    burst_window_seconds: float = Field(default=60.0, gt=0.0)
+
+    # ---- retrieval-time defence --------------------------------------------------------------
+    corroboration_similarity: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Cosine at which a trusted memory of another source corroborates an unverified one."""
+    unverified_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Retrieval score multiplier of an uncorroborated UNVERIFIED memory (channel-unverified)."""
+    suspect_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Retrieval score multiplier of an uncorroborated memory stored on the slow path."""
+    newcomer_events: int = Field(default=10, ge=0)
+    """At read time, a source with fewer stored memories than this is a newcomer: its memories
+    count only when corroborated by an established independent source, otherwise their score is
+    multiplied by ``newcomer_weight``. Writes without a ``source`` are not judged. 0 = off."""
+    newcomer_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Retrieval score multiplier of an uncorroborated newcomer's memory: at a tenth of its
+    score it ranks below nearly every trusted match, yet is still found when nothing else is."""
+    cone_min_retrievals: int = Field(default=5, ge=2)
+    """A memory needs this many logged retrievals before its query diversity is judged."""
+    cone_similarity: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Mean word overlap (Jaccard) of its retrieving queries above which a memory is reached by
+    one narrow cone of queries (a trigger backdoor's signature)."""
+    cone_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Retrieval score multiplier of a memory reached by one narrow cone of queries."""
+
+    # ---- honeypots -----------------------------------------------------------------------------
+    honeypots: int = Field(default=4, ge=0, le=5)
+    """Canary memories planted per tenant (0 disables them)."""
+    honeypot_similarity: float = Field(default=0.6, ge=0.0, le=1.0)
+    """A query at least this close to a canary, and closer to it than to any real memory, retrieves it."""
+
+    log_accepted: bool = False
+    """Also log fast-path decisions in the security-event log (off: only doubts are logged)."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TrustPolicy:
+        if not self.quarantine <= self.slow_path <= self.fast_path:
+            raise ValueError("thresholds must satisfy quarantine <= slow_path <= fast_path")
+        return self
+
+    def route(self, score: float) -> TrustAction:
+        """The seed's routing of a trust score."""
+        if score >= self.fast_path:
+            return TrustAction.ACCEPT
+        if score >= self.slow_path:
+            return TrustAction.TAG
+        if score >= self.quarantine:
+            return TrustAction.QUARANTINE
+        return TrustAction.BLOCK

@@ -1,0 +1,238 @@
+"""The trust score of a write, and the route it takes.
+
+``score = linear × vetoes × tool factor``, where ``linear`` is the seed's weighted sum
+
+    w_source · channel_prior · min(1, 0.5 + reputation)
+  + w_content · (1 − content anomaly)
+  + w_consistency · consistency
+  + w_temporal · temporal plausibility
+
+(divided by the sum of the weights, so a recalibration keeps it in [0, 1]) and each veto is
+``1 − veto · doubt``. The seed's sum alone cannot quarantine an instruction sent through a
+clean channel (it loses at most 0.25); the vetoes let one strong doubt act on its own. A
+blacklisted source scores 0; a SUSPICIOUS source (and, with ``probation_events``, a source
+without history) never takes the fast path.
+
+Channel and source come from the caller or adapter (``ingest(..., channel=...)``, the event's
+``source`` field), never from the content: authority claimed *inside* the text is itself a
+content anomaly.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deltacore.delta.extract import statement_triple
+from deltacore.gateway.admission import CHANNEL_PRIOR, Admission
+from deltacore.gateway.consistency import contradiction, identifier_bridge, is_single_valued, question_echo
+from deltacore.gateway.instruction import analyze_instruction
+from deltacore.gateway.normalization import fold, readable
+from deltacore.gateway.policy import TrustPolicy
+from deltacore.gateway.temporal import plausibility
+from deltacore.gateway.tool_signature import signature_matches
+from deltacore.model import Event, EventKind, Namespace, TrustAction
+
+SUSPICIOUS = "suspicious"
+BLACKLISTED = "blacklisted"
+
+
+@dataclass
+class Verdict:
+    """The gateway's judgement of one event."""
+
+    score: float
+    action: TrustAction
+    namespace: Namespace | None
+    reasons: tuple[str, ...] = ()
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _SourceContext:
+    reputation: float
+    status: str
+    stored_events: int
+    times: list[float]
+    latest: float | None
+    questions: list[str] | None = None
+
+
+def analysis_text(event: Event) -> str:
+    """What the content detectors read: the text and, for tool calls, the argument values."""
+    parts = [event.text]
+    if event.tool_args:
+        parts.append(json.dumps(event.tool_args, ensure_ascii=False, default=str))
+    return "\n".join(p for p in parts if p)
+
+
+class TrustScorer:
+    """Scores a batch of events against what the store knows (one read connection)."""
+
+    def __init__(self, policy: TrustPolicy, store: Any) -> None:
+        self.policy = policy
+        self._store = store  # deltacore.storage.trust_store.TrustStore
+
+    def evaluate(self, conn: Any, items: Sequence[tuple[Event, Admission]], now: float | None = None) -> list[Verdict]:
+        policy = self.policy
+        if not policy.enabled:
+            return [Verdict(a.trust, TrustAction.ACCEPT, a.namespace) for _, a in items]
+        now = time.time() if now is None else now
+        sources = self._sources(conn, items)
+        registries: dict[str, dict[str, set[str]]] = {}
+        batch_tools: dict[str, dict[str, set[str]]] = {}
+        for event, _ in items:
+            if event.tool_name and event.tool_schema_hash:
+                batch_tools.setdefault(event.tenant, {}).setdefault(event.tool_name, set()).add(event.tool_schema_hash)
+        verdicts = []
+        # Facts accepted earlier in this batch count as trusted facts for the ones after them.
+        batch_claims: dict[tuple[str, str, str], list[tuple[str, str | None]]] = {}
+        for event, admission in items:
+            if event.tenant not in registries:
+                registries[event.tenant] = self._store.tool_registry(conn, event.tenant)
+            source = sources.get((event.tenant, event.source)) if event.source else None
+            verdict = self._score(
+                conn, event, admission, source, registries[event.tenant], batch_tools.get(event.tenant, {}), now, batch_claims
+            )
+            verdicts.append(verdict)
+            claim = _claim(event)
+            if claim is not None and verdict.action is TrustAction.ACCEPT and verdict.namespace is Namespace.TRUSTED:
+                key = (event.tenant, claim[0].lower(), claim[1])
+                batch_claims.setdefault(key, []).append((claim[2], event.source))
+        return verdicts
+
+    def _sources(self, conn: Any, items: Sequence[tuple[Event, Admission]]) -> dict[tuple[str, str], _SourceContext]:
+        wanted: dict[str, set[str]] = {}
+        batch_times: dict[tuple[str, str], list[float]] = {}
+        for event, _ in items:
+            if event.source:
+                wanted.setdefault(event.tenant, set()).add(event.source)
+                batch_times.setdefault((event.tenant, event.source), []).append(event.ts.timestamp())
+        contexts = {}
+        for tenant, names in wanted.items():
+            known = self._store.reputations(conn, tenant, names)
+            for name in names:
+                reputation, status = known.get(name, (self.policy.initial_reputation, "ok"))
+                stored, times = self._store.source_history(conn, tenant, name)
+                contexts[(tenant, name)] = _SourceContext(
+                    reputation=reputation,
+                    status=status,
+                    stored_events=stored,
+                    times=sorted(times + batch_times[(tenant, name)]),
+                    latest=max(times) if times else None,
+                )
+        return contexts
+
+    def _score(
+        self,
+        conn: Any,
+        event: Event,
+        admission: Admission,
+        source: _SourceContext | None,
+        registry: dict[str, set[str]],
+        batch_tools: dict[str, set[str]],
+        now: float,
+        batch_claims: dict[tuple[str, str, str], list[tuple[str, str | None]]],
+    ) -> Verdict:
+        policy = self.policy
+        reasons: list[str] = []
+        if source is not None and source.status == BLACKLISTED:
+            return Verdict(0.0, TrustAction.BLOCK, None, ("source is blacklisted",), {"source": 0.0})
+
+        # Source: the channel's prior, scaled by what this source's history earned.
+        reputation = source.reputation if source is not None else policy.initial_reputation
+        source_value = CHANNEL_PRIOR[admission.channel] * min(1.0, 0.5 + max(reputation, 0.0))
+
+        # Content anomaly (after undoing obfuscation).
+        folded = fold(analysis_text(event))
+        anomaly = analyze_instruction(folded)
+        reasons.extend(anomaly.reasons)
+
+        # Semantic consistency: the strongest doubt wins.
+        doubts = [question_echo(folded, self._questions(conn, event, source)), identifier_bridge(readable(event.text))]
+        if event.kind not in (EventKind.TOOL_CALL, EventKind.OUTCOME, EventKind.FEEDBACK):
+            claim = _claim(event)
+            if claim is not None and is_single_valued(*claim[:2]):
+                subject, predicate, obj = claim
+                others = self._store.trusted_objects(conn, event.tenant, subject, predicate, event.source)
+                others += [
+                    obj_ for obj_, by in batch_claims.get((event.tenant, subject.lower(), predicate), [])
+                    if event.source is None or by != event.source
+                ]
+                doubts.append(contradiction(obj, others))
+        worst = max(doubts, key=lambda d: d.value)
+        consistency = 1.0 - worst.value
+        if worst.reason:
+            reasons.append(worst.reason)
+
+        # Temporal plausibility relative to the source's own sequence.
+        temporal, temporal_reasons = plausibility(
+            event.ts.timestamp(), now, source.latest if source else None, source.times if source else [], policy
+        )
+        reasons.extend(temporal_reasons)
+
+        weights = (policy.weight_source, policy.weight_content, policy.weight_consistency, policy.weight_temporal)
+        total = sum(weights) or 1.0
+        linear = (
+            weights[0] * source_value + weights[1] * (1.0 - anomaly.score) + weights[2] * consistency + weights[3] * temporal
+        ) / total
+        score = linear
+        score *= 1.0 - policy.veto_content * anomaly.score
+        score *= 1.0 - policy.veto_consistency * (1.0 - consistency)
+        score *= 1.0 - policy.veto_temporal * (1.0 - temporal)
+
+        known = {**registry}
+        for name, hashes in batch_tools.items():
+            known[name] = known.get(name, set()) | hashes
+        matches, tool_reason = signature_matches(event, admission.channel, known, bool(known))
+        if not matches:
+            score *= policy.tool_signature_factor
+            reasons.append(tool_reason or "tool signature does not match")
+        score = round(max(0.0, min(1.0, score)), 4)
+
+        action = policy.route(score)
+        if action is TrustAction.ACCEPT and source is not None and source.status == SUSPICIOUS:
+            action = TrustAction.TAG
+            reasons.append("source is suspicious")
+        if action is TrustAction.ACCEPT and policy.probation_events and (source is None or source.stored_events < policy.probation_events):
+            action = TrustAction.TAG
+            reasons.append("source has no history yet")
+        signals = {
+            "source": round(source_value, 4),
+            "reputation": round(reputation, 4),
+            "content": round(1.0 - anomaly.score, 4),
+            "consistency": round(consistency, 4),
+            "temporal": round(temporal, 4),
+            "tool_signature": 1.0 if matches else 0.0,
+        }
+        return Verdict(score, action, _namespace(action, admission), tuple(dict.fromkeys(reasons)), signals)
+
+    def _questions(self, conn: Any, event: Event, source: _SourceContext | None) -> list[str]:
+        if source is None or event.text.rstrip().endswith("?"):
+            return []
+        if source.questions is None:
+            source.questions = [fold(q) for q in self._store.recent_questions(conn, event.tenant, event.source)]
+        return source.questions
+
+
+def _namespace(action: TrustAction, admission: Admission) -> Namespace | None:
+    if action is TrustAction.ACCEPT:
+        return admission.namespace
+    if action is TrustAction.TAG:
+        return Namespace.SYNTHETIC if admission.namespace is Namespace.SYNTHETIC else Namespace.UNVERIFIED
+    if action is TrustAction.QUARANTINE:
+        return Namespace.QUARANTINE
+    return None
+
+
+def _claim(event: Event) -> tuple[str, str, str] | None:
+    meta = event.meta
+    subject, predicate, obj = meta.get("subject"), meta.get("predicate"), meta.get("object")
+    if subject and predicate and obj is not None:
+        return str(subject), str(predicate), str(obj)
+    return statement_triple(readable(event.text)) if event.text else None
+
+

@@ -1,0 +1,268 @@
+"""SQL of the trust gateway: source reputation, the security log, quarantine and honeypots.
+
+Statements only; the decisions are made in ``deltacore.gateway``. Every function that changes
+a namespace bumps the tenant's change counter in the same transaction, so the HOT tier (which
+caches namespaces) can never serve a quarantined memory.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+
+from deltacore.model import Namespace
+from deltacore.storage.sql_store import SQLStore, _chunks
+from deltacore.storage.tables import (
+    deltas,
+    events,
+    honeypots,
+    security_events,
+    source_reputation,
+    tool_schemas,
+)
+
+
+class TrustStore:
+    """Reads and writes the trust tables through a :class:`SQLStore`'s engine."""
+
+    def __init__(self, sql: SQLStore) -> None:
+        self.sql = sql
+
+    # ---- reputation ------------------------------------------------------------------------
+
+    def reputations(self, conn: Connection, tenant: str, sources: Iterable[str]) -> dict[str, tuple[float, str]]:
+        """(reputation, status) of each known source."""
+        found: dict[str, tuple[float, str]] = {}
+        for chunk in _chunks(list(set(sources)), 500):
+            statement = select(source_reputation.c.source, source_reputation.c.reputation, source_reputation.c.status).where(
+                source_reputation.c.tenant == tenant, source_reputation.c.source.in_(chunk)
+            )
+            found.update({row.source: (float(row.reputation), row.status) for row in conn.execute(statement)})
+        return found
+
+    def source_row(self, conn: Connection, tenant: str, source: str) -> dict[str, Any] | None:
+        row = conn.execute(
+            select(source_reputation).where(source_reputation.c.tenant == tenant, source_reputation.c.source == source)
+        ).first()
+        return dict(row._mapping) if row else None
+
+    def adjust_reputation(
+        self,
+        conn: Connection,
+        tenant: str,
+        source: str,
+        change: float,
+        initial: float,
+        *,
+        status: str | None = None,
+        quarantined: int = 0,
+        blocked: int = 0,
+    ) -> tuple[float, str]:
+        """Add ``change`` to a source's reputation (creating it at ``initial``); returns the new
+        (reputation, status). Status only moves towards worse unless given explicitly."""
+        row = self.source_row(conn, tenant, source)
+        now = time.time()
+        if row is None:
+            reputation = min(1.0, initial + change)
+            new_status = status or "ok"
+            conn.execute(
+                insert(source_reputation).values(
+                    tenant=tenant, source=source, reputation=reputation, status=new_status,
+                    quarantined=quarantined, blocked=blocked, updated_at=now,
+                )
+            )
+            return reputation, new_status
+        reputation = min(1.0, float(row["reputation"]) + change)
+        new_status = status or row["status"]
+        conn.execute(
+            update(source_reputation)
+            .where(source_reputation.c.tenant == tenant, source_reputation.c.source == source)
+            .values(
+                reputation=reputation,
+                status=new_status,
+                quarantined=source_reputation.c.quarantined + quarantined,
+                blocked=source_reputation.c.blocked + blocked,
+                updated_at=now,
+            )
+        )
+        return reputation, new_status
+
+    # ---- what a source wrote before ----------------------------------------------------------
+
+    def source_history(
+        self, conn: Connection, tenant: str, source: str, limit: int = 500, count_cap: int = 1000
+    ) -> tuple[int, list[float]]:
+        """(number of stored, non-quarantined events up to ``count_cap``, timestamps of its
+        latest ``limit`` events)."""
+        # Capped: only "fewer than N" matters (probation), and a source may have millions of rows.
+        capped = (
+            select(events.c.id)
+            .where(events.c.tenant == tenant, events.c.source == source, events.c.namespace != Namespace.QUARANTINE.value)
+            .limit(count_cap)
+            .subquery()
+        )
+        count = conn.execute(select(func.count()).select_from(capped)).scalar_one()
+        times = conn.execute(
+            select(events.c.ts).where(events.c.tenant == tenant, events.c.source == source).order_by(events.c.ts.desc()).limit(limit)
+        ).scalars()
+        return int(count), sorted(float(t) for t in times)
+
+    def tool_registry(self, conn: Connection, tenant: str) -> dict[str, set[str]]:
+        registry: dict[str, set[str]] = {}
+        for name, digest in conn.execute(select(tool_schemas.c.tool_name, tool_schemas.c.schema_hash).where(tool_schemas.c.tenant == tenant)):
+            registry.setdefault(name, set()).add(digest)
+        return registry
+
+    def trusted_objects(
+        self, conn: Connection, tenant: str, subject: str, predicate: str, exclude_source: str | None
+    ) -> list[str]:
+        """Objects trusted memories of other sources state for ``subject predicate``."""
+        statement = (
+            select(deltas.c.object)
+            .join(events, events.c.id == deltas.c.event_id)
+            .where(
+                deltas.c.tenant == tenant,
+                func.lower(deltas.c.subject) == subject.lower(),
+                deltas.c.predicate == predicate,
+                deltas.c.object.is_not(None),
+                events.c.namespace == Namespace.TRUSTED.value,
+            )
+            .limit(20)
+        )
+        if exclude_source is not None:
+            statement = statement.where(or_(events.c.source.is_(None), events.c.source != exclude_source))
+        return [row for row in conn.execute(statement).scalars() if row]
+
+    def recent_questions(self, conn: Connection, tenant: str, source: str, limit: int = 50, scan: int = 2000) -> list[str]:
+        """The latest questions this source stored (what an induced record would echo)."""
+        # Only the source's latest writes are looked at: "recent", and bounded for big sources.
+        latest = (
+            select(events.c.text, events.c.ts)
+            .where(events.c.tenant == tenant, events.c.source == source)
+            .order_by(events.c.ts.desc())
+            .limit(scan)
+            .subquery()
+        )
+        statement = select(latest.c.text).where(latest.c.text.like("%?")).order_by(latest.c.ts.desc()).limit(limit)
+        return list(conn.execute(statement).scalars())
+
+    # ---- quarantine --------------------------------------------------------------------------
+
+    def latest_event_ids(self, conn: Connection, tenant: str, source: str, limit: int) -> list[str]:
+        statement = (
+            select(events.c.id)
+            .where(events.c.tenant == tenant, events.c.source == source)
+            .order_by(events.c.ts.desc(), events.c.seq.desc())
+            .limit(limit)
+        )
+        return list(conn.execute(statement).scalars())
+
+    def set_namespace(
+        self, conn: Connection, tenant: str, event_ids: Sequence[str], namespace: Namespace, only_from: Namespace | None = None
+    ) -> list[str]:
+        """Move events (and their deltas) to ``namespace``; returns the ids that changed."""
+        changed: list[str] = []
+        for chunk in _chunks(list(event_ids), 500):
+            condition = and_(events.c.tenant == tenant, events.c.id.in_(chunk), events.c.namespace != namespace.value)
+            if only_from is not None:
+                condition = and_(condition, events.c.namespace == only_from.value)
+            ids = list(conn.execute(select(events.c.id).where(condition)).scalars())
+            if not ids:
+                continue
+            conn.execute(update(events).where(events.c.id.in_(ids)).values(namespace=namespace.value))
+            conn.execute(update(deltas).where(deltas.c.event_id.in_(ids)).values(namespace=namespace.value))
+            changed.extend(ids)
+        if changed:
+            self.sql._bump_tenants(conn, {tenant: 0})  # cached namespaces (HOT tier) are now stale
+        return changed
+
+    def namespaces(self, conn: Connection, tenant: str, event_ids: Sequence[str]) -> dict[str, tuple[str, str, str | None]]:
+        """(namespace, channel, source) of each event."""
+        found: dict[str, tuple[str, str, str | None]] = {}
+        for chunk in _chunks(list(event_ids), 500):
+            statement = select(events.c.id, events.c.namespace, events.c.channel, events.c.source).where(
+                events.c.tenant == tenant, events.c.id.in_(chunk)
+            )
+            found.update({row.id: (row.namespace, row.channel, row.source) for row in conn.execute(statement)})
+        return found
+
+    def taint_descendants(self, conn: Connection, delta_ids: Sequence[str], depth: int = 10) -> list[str]:
+        """Flag every delta derived from ``delta_ids`` (children, transitively) as tainted with
+        utility 0: whatever was built on a poisoned memory is poisoned too. Returns delta ids."""
+        tainted: list[str] = []
+        seen = set(delta_ids)
+        frontier = list(delta_ids)
+        for _ in range(depth):
+            children = self.sql.children_of(conn, frontier)
+            frontier = [c for cs in children.values() for c in cs if c not in seen]
+            if not frontier:
+                break
+            seen.update(frontier)
+            tainted.extend(frontier)
+        for chunk in _chunks(tainted, 500):
+            rows = conn.execute(select(deltas.c.id, deltas.c.conflict_flags, deltas.c.tenant).where(deltas.c.id.in_(chunk))).all()
+            tenants: dict[str, int] = {}
+            for row in rows:
+                flags = list(row.conflict_flags or [])
+                if "tainted" not in flags:
+                    flags.append("tainted")
+                conn.execute(update(deltas).where(deltas.c.id == row.id).values(conflict_flags=flags, utility=0.0))
+                tenants[row.tenant] = 0
+            if tenants:
+                self.sql._bump_tenants(conn, tenants)
+        return tainted
+
+    def quarantined_events(self, conn: Connection, tenant: str, limit: int) -> list[Any]:
+        columns = [c for c in events.c if c.name != "embedding"]
+        statement = (
+            select(*columns)
+            .where(events.c.tenant == tenant, events.c.namespace == Namespace.QUARANTINE.value)
+            .order_by(events.c.ts, events.c.seq)
+            .limit(limit)
+        )
+        return list(conn.execute(statement))
+
+    # ---- security log ------------------------------------------------------------------------
+
+    def log(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            now = time.time()
+            conn.execute(
+                insert(security_events),
+                [{"ts": now, "source": None, "event_id": None, "score": None, "action": None, "reasons": [], "payload": {}, **row} for row in rows],
+            )
+
+    def security_events(
+        self, tenant: str | None, since: float | None, kind: str | None, limit: int
+    ) -> list[dict[str, Any]]:
+        statement = select(security_events).order_by(security_events.c.id).limit(limit)
+        if tenant is not None:
+            statement = statement.where(security_events.c.tenant == tenant)
+        if since is not None:
+            statement = statement.where(security_events.c.ts >= since)
+        if kind is not None:
+            statement = statement.where(security_events.c.kind == kind)
+        with self.sql.reader() as conn:
+            return [dict(row._mapping) for row in conn.execute(statement)]
+
+    # ---- honeypots ----------------------------------------------------------------------------
+
+    def honeypots(self, conn: Connection, tenant: str) -> tuple[list[str], list[str], np.ndarray]:
+        rows = conn.execute(
+            select(honeypots.c.id, honeypots.c.text, honeypots.c.embedding).where(honeypots.c.tenant == tenant).order_by(honeypots.c.id)
+        ).all()
+        if not rows:
+            return [], [], np.zeros((0, 0), dtype=np.float32)
+        vectors = np.stack([np.frombuffer(row.embedding, dtype=np.float32) for row in rows])
+        return [r.id for r in rows], [r.text for r in rows], vectors
+
+    def plant_honeypots(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            conn.execute(insert(honeypots), rows)
+
+    def remove_honeypots(self, conn: Connection, tenant: str) -> None:
+        conn.execute(delete(honeypots).where(honeypots.c.tenant == tenant))

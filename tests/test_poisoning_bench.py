@@ -1,0 +1,70 @@
+"""The poisoning benchmark still runs end to end (a seconds-long slice of it).
+
+It drives real DeltaCore stores with the fake embedder on a few LoCoMo turns; the figures are
+not checked against targets here (that is the benchmark's job), only that every family is
+attacked, every metric is computed from what the store returned, and the report is written.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "locomo"
+if not DATA.is_dir():
+    DATA = Path("/work/shared/data/locomo")
+
+
+def _load_benchmark():
+    spec = importlib.util.spec_from_file_location("poisoning_benchmark", ROOT / "benchmarks" / "poisoning.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="LoCoMo data folder not available")
+def test_smoke_run_writes_a_report(tmp_path):
+    bench = _load_benchmark()
+    out = tmp_path / "poisoning.json"
+    code = bench.main([
+        str(DATA), "--embedder", "fake", "--limit", "30", "--conversations", "conv-26",
+        "--families", "echo_misinfo", "instruction_injection", "trigger_optimized",
+        "--targets", "2", "--exposure", "2", "--no-calibrate", "--quiet",
+        "--json", str(out), "--plot", str(tmp_path / "poisoning.png"),
+    ])
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert (tmp_path / "poisoning.png").stat().st_size > 0
+    for mode in ("off", "on"):
+        assert set(report["results"][mode]) == {"echo_misinfo", "instruction_injection", "trigger_optimized"}
+        for metrics in report["results"][mode].values():
+            assert metrics["targets"] == 2
+            assert metrics["records"] == 10 or metrics["records"] == 5  # 5 per target; backdoor: 5 per scope
+            # Cross-scope exposure is measured, and one tenant cannot see another's writes.
+            assert metrics["cross_scope_exposures"] == 0
+    # Undefended, an echo attack planted in a 30-turn memory is what its own question retrieves.
+    assert report["results"]["off"]["echo_misinfo"]["end_to_end_at_5"] == 1.0
+    assert report["benign"]["off"]["all"]["false_positive_rate"] == 0.0
+    assert set(report["verdicts"]) == {"worst_e2e_at_5", "benign_fp", "recall_drop_points", "cross_scope"}
+
+
+def test_question_rewriting_and_obfuscation():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _poisoning.text import homoglyphs, to_statement, zero_width
+
+    assert to_statement("When did Melanie paint a sunrise?", "3 May 2021") == "Melanie painted a sunrise on 3 May 2021."
+    assert to_statement("Would Caroline pursue writing as a career option?", "no") == (
+        "Caroline would not pursue writing as a career option."
+    )
+    rng = random.Random(0)
+    hidden = zero_width("ignore previous instructions", rng)
+    assert hidden != "ignore previous instructions"
+    assert "".join(ch for ch in hidden if ch.isascii()) == "ignore previous instructions"
+    assert homoglyphs("ignore", random.Random(1), rate=1.0) != "ignore"
