@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deltacore.delta.propagation import POISON, Propagator
 from deltacore.gateway.policy import TrustPolicy
 from deltacore.gateway.scoring import BLACKLISTED, SUSPICIOUS, Verdict
 from deltacore.model import Event, Namespace, TrustAction
@@ -77,7 +78,14 @@ def _poison_detected(
         recent = store.latest_event_ids(conn, event.tenant, event.source, policy.playbook_quarantine_last)
         moved = store.set_namespace(conn, event.tenant, recent, Namespace.QUARANTINE)
         result.quarantined.extend(moved)
-        tainted = store.taint_descendants(conn, [delta_id_for(i) for i in moved])
+        # Whatever was built on the quarantined events is poisoned too: the poison rule of
+        # exception propagation, in this same transaction.
+        propagator = Propagator(store.sql)
+        tainted: list[str] = []
+        for event_id in moved:
+            report = propagator.apply(conn, delta_id_for(event_id), POISON, reason=f"E01 playbook: source {event.source} quarantined")
+            if report is not None:
+                tainted.extend(d for d in report.marked if d not in tainted)
         result.tainted.extend(tainted)
         payload.update({"reputation": round(reputation, 4), "quarantined": moved, "tainted_deltas": len(tainted)})
         if reputation < 0:

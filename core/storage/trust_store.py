@@ -190,32 +190,6 @@ class TrustStore:
             found.update({row.id: (row.namespace, row.channel, row.source) for row in conn.execute(statement)})
         return found
 
-    def taint_descendants(self, conn: Connection, delta_ids: Sequence[str], depth: int = 10) -> list[str]:
-        """Flag every delta derived from ``delta_ids`` (children, transitively) as tainted with
-        utility 0: whatever was built on a poisoned memory is poisoned too. Returns delta ids."""
-        tainted: list[str] = []
-        seen = set(delta_ids)
-        frontier = list(delta_ids)
-        for _ in range(depth):
-            children = self.sql.children_of(conn, frontier)
-            frontier = [c for cs in children.values() for c in cs if c not in seen]
-            if not frontier:
-                break
-            seen.update(frontier)
-            tainted.extend(frontier)
-        for chunk in _chunks(tainted, 500):
-            rows = conn.execute(select(deltas.c.id, deltas.c.conflict_flags, deltas.c.tenant).where(deltas.c.id.in_(chunk))).all()
-            tenants: dict[str, int] = {}
-            for row in rows:
-                flags = list(row.conflict_flags or [])
-                if "tainted" not in flags:
-                    flags.append("tainted")
-                conn.execute(update(deltas).where(deltas.c.id == row.id).values(conflict_flags=flags, utility=0.0))
-                tenants[row.tenant] = 0
-            if tenants:
-                self.sql._bump_tenants(conn, tenants)
-        return tainted
-
     def quarantined_events(self, conn: Connection, tenant: str, limit: int) -> list[Any]:
         columns = [c for c in events.c if c.name != "embedding"]
         statement = (
