@@ -311,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not 1 <= args.services <= 24:
         parser.error("--services must be between 1 and 24")
+    code = code_version()  # at the start: the tree may move while a long run goes on
     jobs = [(seed, args.systems, config, args.embedder, args.quiet) for seed in range(args.seeds)]
     if args.jobs > 1 and args.seeds > 1:
         import multiprocessing
@@ -330,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         "results": summarise(runs, config, args.window),
         "per_seed_success": {system: ["".join("1" if s else "0" for s in r["success"]) for r in records] for system, records in runs.items()},
         "machine": machine(),
-        "code": code_version(),
+        "code": code,
     }
     print(table(report))
     args.json.parent.mkdir(parents=True, exist_ok=True)
