@@ -49,6 +49,7 @@ class Honeypots:
         self._policy = policy
         self._embedder = embedder
         self._cache: dict[str, tuple[list[str], list[set[str]], np.ndarray]] = {}
+        self._recheck: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def ensure(self, tenants: Iterable[str]) -> None:
@@ -83,11 +84,18 @@ class Honeypots:
         """(ids, token sets, unit vectors) of a tenant's canaries."""
         with self._lock:
             cached = self._cache.get(tenant)
+            if cached is not None and not cached[0] and time.monotonic() > self._recheck.get(tenant, 0.0):
+                cached = None  # none planted when last read: another process may have planted since
         if cached is not None:
             return cached
         with self._store.sql.reader() as conn:
             ids, texts, vectors = self._store.honeypots(conn, tenant)
         if not ids:
+            # Cached for a minute (planting here clears it): a tenant without canaries must not
+            # cost a query on every search.
+            with self._lock:
+                self._cache[tenant] = ([], [], vectors)
+                self._recheck[tenant] = time.monotonic() + 60.0
             return [], [], vectors
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
