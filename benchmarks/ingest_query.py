@@ -33,7 +33,6 @@ import contextlib
 import gc
 import json
 import os
-import platform
 import random
 import shutil
 import sys
@@ -54,6 +53,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _provenance import code_version, machine, versions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "ingest_query.json"
@@ -801,73 +803,6 @@ def draw_chart(results: list[Result], path: Path, title: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
-
-
-def versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {"python": platform.python_version()}
-    for name in ("deltacore", "chromadb", "sqlalchemy", "numpy", "sentence-transformers", "torch"):
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = "not installed"
-    import sqlite3
-
-    found["sqlite"] = sqlite3.sqlite_version
-    return found
-
-
-def code_version() -> dict[str, Any]:
-    """The commit measured, and whether core/ differed from it (another engineer edits it)."""
-    import subprocess
-
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-
-    import deltacore
-
-    package = Path(deltacore.__file__).resolve().parent
-    if package.is_relative_to(ROOT):
-        return {
-            "deltacore_path": str(package),
-            "commit": git("rev-parse", "HEAD"),
-            "commit_subject": git("log", "-1", "--format=%s"),
-            "core_dirty": bool(git("status", "--porcelain", "--", "core")),
-        }
-    # An exported copy (PYTHONPATH=<export>; `git archive <commit> core` renamed to deltacore/,
-    # with the commit id in <export>/COMMIT): the working tree may be moving under us.
-    marker = package.parent / "COMMIT"
-    commit = marker.read_text().strip() if marker.exists() else ""
-    return {
-        "deltacore_path": str(package),
-        "commit": commit,
-        "commit_subject": git("log", "-1", "--format=%s", commit) if commit else "",
-        "core_dirty": None,
-    }
-
-
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    memory_gb = None
-    with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                memory_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
-    return {
-        "cpus": os.cpu_count(),
-        "cpu": cpu,
-        "memory_gb": memory_gb,
-        "platform": platform.platform(),
-    }
 
 
 # --------------------------------------------------------------------------------------------

@@ -30,13 +30,10 @@ Usage (the figures in docs/benchmarks.md come from)::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +48,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _provenance import code_version, machine  # noqa: E402
 from _selflearn.memories import DeltaCoreMemory, NaiveMemory, NoMemory  # noqa: E402
 from _selflearn.policy import choose, execute  # noqa: E402
 from _selflearn.world import World, WorldConfig  # noqa: E402
@@ -173,30 +171,6 @@ def summarise(runs: dict[str, list[dict[str, Any]]], config: WorldConfig, width:
 
 
 # ---- provenance of the figures ---------------------------------------------------------------------
-
-
-def code_version() -> dict[str, Any]:
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-
-    return {
-        "commit": git("rev-parse", "HEAD"),
-        "commit_subject": git("log", "-1", "--format=%s"),
-        "dirty": bool(git("status", "--porcelain", "--", "core", "adapters", "benchmarks")),
-    }
-
-
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return {"cpus": os.cpu_count(), "cpu": cpu, "platform": platform.platform(), "python": platform.python_version()}
 
 
 # ---- output ------------------------------------------------------------------------------------------
