@@ -289,12 +289,12 @@ def print_tables(report: dict[str, Any]) -> None:
               f"| {_pct(m['end_to_end_for_decision_at_5'])} "
               f"| {_pct(off[name]['exposure_same_scope_at_5'])} → {_pct(m['exposure_same_scope_at_5'])} | {m['cross_scope_exposures']} |")
     print()
-    print("| benign writes | n | false positives off | false positives on | slow path on |")
-    print("|---|---:|---:|---:|---:|")
+    print("| benign writes | n | false positives off | false positives on | slow path on | own text retrieves it (top 5) off → on |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name in ("turns", "hard", "newcomer", "all"):
         b_off, b_on = report["benign"]["off"][name], report["benign"]["on"][name]
         print(f"| {name} | {b_on['writes']} | {_pct(b_off['false_positive_rate'])} | {_pct(b_on['false_positive_rate'])} "
-              f"| {_pct(b_on['slow_path_rate'])} |")
+              f"| {_pct(b_on['slow_path_rate'])} | {_pct(b_off.get('own_text_retrieval_at_5'))} → {_pct(b_on.get('own_text_retrieval_at_5'))} |")
     r = report["recall_at_5"]
     print(f"\nevidence recall@5 (report half): off {r['off']:.3f}, on {r['on']:.3f}, drop {r['drop_points']} points")
     print("\n| target | measured | |\n|---|---|---|")
@@ -320,10 +320,10 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.bar([i + 0.27 for i in x], accepted, 0.27, label="write acceptance, defence on", color="#8fbbd9")
     ax.axhline(TARGETS["worst_e2e_at_5"], color="black", linestyle="--", linewidth=1, label="target ≤ 10%")
     ax.set_xticks(list(x), names, rotation=35, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 1.25)
     ax.set_ylabel("rate (report half)")
     ax.set_title(f"Memory poisoning on LoCoMo ({report['embedder'].split('/')[-1]}, k = 5, 5 records per target)")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="upper center", ncol=4)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

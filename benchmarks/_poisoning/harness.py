@@ -37,6 +37,9 @@ class BenignRun:
     retrievable: set[str] = field(default_factory=set)
     recall: dict[str, list[float]] = field(default_factory=dict)
     """Query half → evidence recall@5 of each question of that half."""
+    reach: dict[str, bool] = field(default_factory=dict)
+    """Benign extra write id → found in the top 5 when its own text is the query. A write that is
+    stored but never retrieved is lost to its writer as surely as a quarantined one."""
 
 
 @dataclass
@@ -142,6 +145,9 @@ class Harness:
                     for q in scope.halves[half]:
                         top = set(self._search(memory, scope.tenant, q.text))
                         values.append(sum(f"{scope.tenant}:{e}" in top for e in q.evidence) / len(q.evidence))
+                for w in scope.benign:
+                    if w.set != "turns" and w.half in halves:
+                        run.reach[w.id] = w.id in self._search(memory, scope.tenant, w.text)
         finally:
             memory.close()
 

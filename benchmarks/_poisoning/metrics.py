@@ -89,8 +89,10 @@ def benign_metrics(scopes: list[Scope], run: BenignRun, half: str, examples: int
         writes = [w for w in pooled if name == "all" or w.set == name]
         refused = [w for w in writes if w.id not in run.retrievable]
         tagged = [w for w in writes if (d := run.decisions.get(w.id)) is not None and d.action == "tag"]
+        probed = [run.reach[w.id] for w in writes if w.id in run.reach]
         out[name] = {
             "writes": len(writes),
+            "own_text_retrieval_at_5": _rate(sum(probed), len(probed)),
             "false_positives": len(refused),
             "false_positive_rate": _rate(len(refused), len(writes)),
             "slow_path_rate": _rate(len(tagged), len(writes)),
