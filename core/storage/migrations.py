@@ -105,6 +105,15 @@ def _trust_gateway(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_events_source ON dc_events (tenant, source, ts)")
 
 
+def _folded_subject_index(conn: Connection, dialect: str) -> None:
+    # The gateway's consistency check looks up what trusted memories say about a subject,
+    # case-insensitively; without an index on lower(subject) it scans the tenant's deltas on
+    # every write (13 ms per lookup at 100k memories).
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_dc_deltas_subject_folded ON dc_deltas (tenant, lower(subject), predicate)"
+    )
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -115,6 +124,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _episode_index,
     _schema_drift,
     _trust_gateway,
+    _folded_subject_index,
 ]
 
 
