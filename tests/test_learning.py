@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from deltacore import AsyncDeltaCore, DeltaCore, InvalidQueryError, NotFoundError, OutcomeReport
-from deltacore.delta.credit import Step, assign_credit, causal_hops, causal_parents, data_dependencies
+from deltacore.delta.credit import Step, assign_credit, causal_hops, causal_parents, data_dependencies, dependence
 from deltacore.delta.learning import is_oscillating, outcome_of, sign_flips, update_utility
 from deltacore.storage.tables import utility_updates
 
@@ -77,6 +77,35 @@ def test_data_dependencies_replace_the_sequence_link():
     assert parents["call-b"] == ("res-a",)
     assert parents["res-c"] == ("res-a",)  # no declared cause: the sequence link stays
     assert parents["res-a"] == ("call-a",)
+
+
+def test_values_from_the_task_are_not_data_dependencies():
+    # Tools echo the names they were called with; the deploy's service came from the task, not
+    # from reading the logs. The build number only a result produced is still a dependency.
+    records = [
+        {"id": "task", "kind": "message", "text": "deploy billing-api to staging", "tool_args": None},
+        {"id": "logs", "kind": "tool_result", "text": "last log lines of billing-api: build 8812 ok", "tool_args": None},
+        {"id": "deploy", "kind": "tool_call", "text": "", "tool_args": {"service": "billing-api", "build": "8812"}},
+    ]
+    assert data_dependencies(records) == {"deploy": ["logs"]}
+    only_echo = [records[0], records[1], {**records[2], "tool_args": {"service": "billing-api", "env": "staging"}}]
+    assert data_dependencies(only_echo) == {"deploy": ["logs"]}  # without the task: a false edge
+    assert data_dependencies(only_echo, shared=["deploy billing-api to staging"]) == {}
+    assert data_dependencies(records, shared=["deploy billing-api to staging"]) == {"deploy": ["logs"]}
+
+
+def test_counterfactual_relevance_scales_off_path_credit():
+    # Success came with the migration every time and never without it; reading logs made no difference.
+    history = [({"migrate", "logs"}, True), ({"migrate"}, True), ({"logs"}, False), (set(), False)]
+    assert dependence("migrate", history) == pytest.approx(3 / 4 - 1 / 4)
+    assert dependence("logs", history) == pytest.approx(0.0)
+    assert dependence("unseen", history) is None  # never made: no contrast
+    assert dependence("migrate", [({"migrate"}, True)]) is None  # never skipped: no contrast
+    # Relevance multiplies an off-path step's temporal weight; None leaves the seed's rule.
+    steps = [Step("logs", relevance=0.0), Step("migrate", relevance=None), Step("deploy", ("x",))]
+    credits = {c.id: c for c in assign_credit(steps, 1.0, lam=LN2)}
+    assert credits["logs"].weight == 0.0 and credits["migrate"].weight == pytest.approx(0.5 / 2)
+    assert credits["deploy"].weight == 1.0
 
 
 def test_utility_update_and_oscillation_rules():
@@ -329,3 +358,40 @@ def _settings(backend) -> dict:
     from deltacore.testing import FakeEmbedder
 
     return {"embedder": FakeEmbedder(), **backend.settings}
+
+
+def _ops_episode(memory, name, calls, reward):
+    """A task message, then tool calls (each with its result) hanging off it, then the outcome."""
+    base = time.time() - 100
+    rows = [{"id": f"{name}:task", "text": "deploy billing-api to staging", "episode_id": name, "ts": base}]
+    for i, (tool, args) in enumerate(calls):
+        rows.append({"id": f"{name}:{tool}", "kind": "tool_call", "tool_name": tool, "tool_args": args,
+                     "episode_id": name, "ts": base + 2 * i + 1, "parent_ids": [f"{name}:task"]})
+        rows.append({"id": f"{name}:{tool}:result", "kind": "tool_result", "tool_name": tool,
+                     "text": f"{tool} of billing-api: ok", "episode_id": name, "ts": base + 2 * i + 2,
+                     "parent_ids": [f"{name}:{tool}"]})
+    assert memory.ingest(rows).ok
+    return memory.record_outcome(name, reward)
+
+
+def test_credit_goes_to_the_steps_success_depended_on(memory):
+    service = {"service": "billing-api"}
+    deploy = ("deploy", {"service": "billing-api", "env": "staging", "strategy": "canary"})
+    migrate, logs = ("run_migration", service), ("read_logs", service)
+    # History with the same deploy: it worked whenever the migration ran, whether or not the
+    # logs were read; it failed without the migration.
+    _ops_episode(memory, "h1", [migrate, logs, deploy], 1.0)
+    _ops_episode(memory, "h2", [logs, deploy], -1.0)
+    _ops_episode(memory, "h3", [migrate, deploy], 1.0)
+    _ops_episode(memory, "h4", [deploy], -1.0)
+    report = _ops_episode(memory, "now", [migrate, logs, deploy], 1.0)
+    weight = {name: report.update_for(f"now:{name}").weight for name in ("run_migration", "read_logs", "deploy")}
+    # The migration is off the causal path (nothing links the deploy to it) but success
+    # depended on it: never starved. Reading logs made no difference: next to nothing.
+    assert report.update_for("now:run_migration").necessary and weight["run_migration"] >= 0.5
+    assert weight["read_logs"] < 0.05 < weight["run_migration"] < weight["deploy"]
+    # Echoed names are no data dependency: the logs step stays off the path.
+    assert not report.update_for("now:read_logs").on_path and not report.update_for("now:read_logs:result").on_path
+    # A failure without the migration: the logs read in it are not blamed for it.
+    failed = _ops_episode(memory, "later", [logs, deploy], -1.0)
+    assert failed.update_for("later:read_logs").weight < 0.05

@@ -22,7 +22,15 @@ def _episode(memory, task, calls, reward=None, *, agent_id=None, tenant="default
     for i, (tool, args, failed) in enumerate(calls):
         call_id = f"{episode}:call{i}"
         rows.append(
-            {"id": call_id, "kind": "tool_call", "tool_name": tool, "tool_args": args, "episode_id": episode, "ts": start + 2 * i + 1}
+            {
+                "id": call_id,
+                "kind": "tool_call",
+                "tool_name": tool,
+                "tool_args": args,
+                "episode_id": episode,
+                "ts": start + 2 * i + 1,
+                "meta": {"dedupe_key": call_id},  # a retry with the same arguments is its own call
+            }
         )
         rows.append(
             {
@@ -157,3 +165,71 @@ def test_async_twin(backend):
 
     decision, report = asyncio.run(run())
     assert decision.outcome == "worked" and report.tools == ["deploy"]
+
+
+# ---- failures judged in the context of their episode ------------------------------------------
+
+MIGRATE = ("run_migration", {"service": "api"}, False)
+
+
+def test_a_transient_failure_with_a_successful_retry_is_not_a_failure(memory):
+    # The migration timed out, the identical retry went through and the deploy worked: the
+    # timeout says nothing about the call, so it must not count against it.
+    for _ in range(2):
+        _episode(memory, "deploy api to prod", [MIGRATE, CANARY], 1.0)
+    _episode(memory, "deploy api to prod", [(*MIGRATE[:2], True), MIGRATE, CANARY], 1.0)
+    decisions = {d.tool: d for d in memory.recall_decisions("deploy api to prod", include_failed=True)}
+    migrate = decisions["run_migration"]
+    assert migrate.outcome == "worked" and migrate.failed_count == 0 and migrate.worked_count == 3
+    assert migrate.expected_reward == pytest.approx(1.0)
+    # A timeout without a successful retry is still a failure of the call.
+    _episode(memory, "deploy api to prod", [(*MIGRATE[:2], True), (*MIGRATE[:2], True), CANARY], -1.0)
+    migrate = {d.tool: d for d in memory.recall_decisions("deploy api to prod", include_failed=True)}["run_migration"]
+    assert migrate.failed_count == 2
+
+
+def test_a_decision_is_not_condemned_by_runs_that_missed_its_prerequisite(memory):
+    # Canary works whenever the migration ran before it; the runs that forgot the migration
+    # failed. Those failures are explained by the missing step, not by the canary strategy.
+    for _ in range(3):
+        _episode(memory, "deploy api to prod", [CANARY], -1.0)  # no migration: health checks fail
+        _episode(memory, "deploy api to prod", [MIGRATE, CANARY], 1.0)
+    _episode(memory, "deploy api to prod", [ROLLING], -1.0)
+    _episode(memory, "deploy api to prod", [MIGRATE, ROLLING], -1.0)  # wrong strategy: fails anyway
+    decisions = {(d.tool, d.args.get("strategy")): d for d in memory.recall_decisions("deploy api to prod", include_failed=True)}
+    canary = decisions[("deploy", "canary")]
+    assert canary.outcome == "worked" and canary.expected_reward == pytest.approx(1.0)
+    assert canary.worked_count == 3 and canary.failed_count == 0
+    # Rolling never worked, with or without the migration: its failures stand.
+    rolling = decisions[("deploy", "rolling")]
+    assert rolling.outcome == "failed" and rolling.failed_count == 2
+    # The migration is not blamed for the run that chose the wrong strategy either.
+    assert decisions[("run_migration", None)].failed_count == 0
+
+
+def test_a_failure_with_the_same_plan_as_the_successes_counts(memory):
+    # Nothing the successful runs did was missing: the world changed, the decision failed.
+    for _ in range(3):
+        _episode(memory, "deploy api to prod", [MIGRATE, CANARY], 1.0)
+    _episode(memory, "deploy api to prod", [MIGRATE, CANARY], -1.0)
+    [canary] = [d for d in memory.recall_decisions("deploy api to prod", include_failed=True) if d.tool == "deploy"]
+    assert canary.failed_count == 1 and canary.outcome == "worked"  # one failure does not flip it
+    _episode(memory, "deploy api to prod", [MIGRATE, CANARY], -1.0)
+    [canary] = [d for d in memory.recall_decisions("deploy api to prod", include_failed=True) if d.tool == "deploy"]
+    assert canary.failed_count == 2 and canary.outcome == "failed"  # two consistent ones do
+
+
+def test_two_consistent_failures_unlearn_a_long_run_of_successes(memory):
+    for _ in range(12):
+        _episode(memory, "deploy api to prod", [CANARY], 1.0)
+    for _ in range(2):
+        _episode(memory, "deploy api to prod", [CANARY], -1.0)
+    [decision] = memory.recall_decisions("deploy api to prod", include_failed=True)
+    assert decision.outcome == "failed" and decision.expected_reward < 0
+
+
+def test_a_tool_named_like_an_order_is_recalled(memory):
+    # "run_migration(…)" read as a sentence opens with an imperative; the agent's own call of a
+    # tool with that name is not an instruction aimed at it and must not be quarantined.
+    _episode(memory, "deploy api to prod", [MIGRATE, CANARY], 1.0)
+    assert "run_migration" in {d.tool for d in memory.recall_decisions("deploy api to prod")}

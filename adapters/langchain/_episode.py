@@ -192,6 +192,10 @@ class EpisodeRecorder:
             parents = list(steps.decision or steps.frontier)
             steps.last = event_id
         arguments = json_safe(dict(args or {}))
+        if call_key:
+            # The framework's call id is the call's identity: a retry with the same arguments is
+            # a second call (its own result), not a re-sent copy of the first.
+            meta = {**(meta or {}), "dedupe_key": event_id}
         event = self._event(
             episode_id,
             event_id,

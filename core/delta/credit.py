@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +52,9 @@ class Step:
     id: str
     parents: tuple[str, ...] = ()
     necessary: bool = False
+    relevance: float | None = None
+    """Off the causal path, the factor in [0, 1] its temporal weight is multiplied by: how much
+    such outcomes were seen to depend on this step (:func:`dependence`); None: not known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +97,9 @@ def assign_credit(
         if step.id in hops:
             raw.append(causal_boost * math.exp(-lam * hops[step.id]))
         else:
-            raw.append(math.exp(-lam * (last - index)))
-    top = max(raw)
+            relevance = 1.0 if step.relevance is None else min(1.0, max(0.0, step.relevance))
+            raw.append(math.exp(-lam * (last - index)) * relevance)
+    top = max(raw) or 1.0
     weights = [
         max(value / top, necessary_floor) if step.necessary else value / top for step, value in zip(steps, raw)
     ]
@@ -158,7 +162,7 @@ def causal_parents(
 _MIN_VALUE_CHARS = 3
 
 
-def data_dependencies(records: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+def data_dependencies(records: Sequence[Mapping[str, Any]], shared: Sequence[str] = ()) -> dict[str, list[str]]:
     """Which steps consumed which earlier tool result: ``{consumer: [producers]}``.
 
     ``records`` are the episode's steps in time order, each with ``id``, ``kind``, ``text`` and
@@ -166,6 +170,17 @@ def data_dependencies(records: Sequence[Mapping[str, Any]]) -> dict[str, list[st
     one of its argument values (a string of at least 3 characters or a number, at any depth)
     appears as a whole word in that result's text. The latest matching producer wins for each
     value.
+
+    ``shared`` is the context every step was given (the episode's task message): a value that
+    already occurs there is not evidence that the call consumed a result — tools commonly echo
+    the names they were called with, so "billing-api" in a log tool's output does not make a
+    later deploy of billing-api depend on reading the logs.
+
+    >>> data_dependencies([
+    ...     {"id": "r", "kind": "tool_result", "text": "logs of billing-api: ok", "tool_args": None},
+    ...     {"id": "c", "kind": "tool_call", "text": "", "tool_args": {"service": "billing-api"}},
+    ... ], shared=["deploy billing-api to staging"])
+    {}
 
     >>> data_dependencies([
     ...     {"id": "r", "kind": "tool_result", "text": "created job 4711", "tool_args": None},
@@ -175,10 +190,13 @@ def data_dependencies(records: Sequence[Mapping[str, Any]]) -> dict[str, list[st
     """
     found: dict[str, list[str]] = {}
     producers: list[tuple[str, str]] = []
+    context = [str(text) for text in shared if text]
     for record in records:
         if record.get("kind") == "tool_call" and record.get("tool_args"):
             for value in _leaf_values(record["tool_args"]):
                 pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
+                if any(pattern.search(text) for text in context):
+                    continue  # known before any tool ran: not something a result produced
                 for producer_id, text in reversed(producers):
                     if pattern.search(text):
                         found.setdefault(record["id"], [])
@@ -208,3 +226,24 @@ def _leaf_values(value: Any) -> list[str]:
 def consumed_by_path(data: Mapping[str, Sequence[str]], on_path: set[str]) -> set[str]:
     """Producers whose output a step on the causal path consumed: causally necessary."""
     return {producer for consumer, producers in data.items() if consumer in on_path for producer in producers}
+
+
+MIN_CONTRAST = 1
+"""Episodes needed on each side (with the step, without it) before a dependence is estimated."""
+
+
+def dependence(step: Any, history: Sequence[tuple[Collection[Any], bool]]) -> float | None:
+    """How much success depended on making ``step``, from comparable episodes (those that made
+    the same terminal call): ``P(success | step made) − P(success | not made)``, each Laplace
+    smoothed ``(s + 1) / (n + 2)``; in [−1, 1]. None while either side has fewer than
+    :data:`MIN_CONTRAST` episodes. A step an agent adds at random (reading logs) succeeds about
+    as often without it (≈ 0); a step the outcome needs (a pending migration) does not.
+
+    >>> dependence("migrate", [({"migrate"}, True), ({"migrate"}, True), (set(), False)])
+    0.4166666666666667
+    """
+    made = [ok for calls, ok in history if step in calls]
+    skipped = [ok for calls, ok in history if step not in calls]
+    if len(made) < MIN_CONTRAST or len(skipped) < MIN_CONTRAST:
+        return None
+    return (sum(made) + 1) / (len(made) + 2) - (sum(skipped) + 1) / (len(skipped) + 2)

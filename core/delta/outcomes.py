@@ -24,6 +24,10 @@ from deltacore.storage import learning_store as store
 from deltacore.storage.sql_store import SQLStore
 
 UNSTABLE = "unstable"
+CONTRAST_EPISODES = 50
+"""Other episodes with the same terminal call a step's counterfactual relevance is judged on."""
+RELEVANT = 0.4
+"""Relevance at or above which a step counts as necessary (never starved)."""
 RETRIEVAL_WEIGHT = 0.5
 """Credit weight of a memory handed to the agent during the episode (``record_retrieval``)."""
 
@@ -57,12 +61,14 @@ class Learner:
             ids = [row.delta_id for row in rows]
             event_of = {row.delta_id: row.event_id for row in rows}
             data = credit_rules.data_dependencies(
-                [{"id": row.delta_id, "kind": row.kind, "text": row.text, "tool_args": row.tool_args} for row in rows]
+                [{"id": row.delta_id, "kind": row.kind, "text": row.text, "tool_args": row.tool_args} for row in rows],
+                shared=_opening_messages(rows),
             )
             parents = credit_rules.causal_parents(store.links_of(conn, ids), data)
             steps = [credit_rules.Step(row.delta_id, parents.get(row.delta_id, ())) for row in rows]
             on_path = set(credit_rules.causal_hops(steps))
             needed = credit_rules.consumed_by_path(data, on_path)
+            relevance = _relevance(conn, tenant, episode_id, rows, parents, on_path, reward)
             steps = [
                 credit_rules.Step(
                     row.delta_id,
@@ -72,7 +78,9 @@ class Learner:
                         or row.event_id in forced
                         or row.delta_id in forced
                         or (row.meta or {}).get("necessary") is True
+                        or relevance.get(row.delta_id, 0.0) >= RELEVANT
                     ),
+                    relevance=relevance.get(row.delta_id),
                 )
                 for row, step in zip(rows, steps)
             ]
@@ -248,6 +256,51 @@ _ACCEPT = {"accept", "accepted", "keep"}
 _REJECT = {"reject", "rejected", "delete", "discard"}
 _QUEUED_BY = {"UNSTABLE": UNSTABLE, "SCHEMA_DRIFT": "migration_failed"}
 """The flag each kind of review item was opened for."""
+
+
+def _relevance(
+    conn: Any, tenant: str, episode_id: str, rows: list[Any], parents: dict[str, tuple[str, ...]], on_path: set[str], reward: float
+) -> dict[str, float]:
+    """Counterfactual relevance of the episode's tool steps off the causal path (calls and their
+    results): compared with the latest :data:`CONTRAST_EPISODES` other episodes that made the same
+    terminal call, did outcomes like this one depend on making the step? For a success, the
+    dependence ``P(success | made) − P(success | not made)``; for a failure, its opposite (a step
+    that usually comes with success is not to blame). Clipped to [0, 1]; a step with no contrast
+    yet is left out (the temporal rule applies unchanged)."""
+    calls = [row for row in rows if row.kind == "tool_call" and row.tool_name]
+    if not calls:
+        return {}
+    terminal = calls[-1]
+    others = [e for e in store.episodes_with_call(conn, tenant, terminal.tool_name, terminal.text or "", CONTRAST_EPISODES + 1) if e != episode_id]
+    known = store.episode_calls_and_results(conn, tenant, others[:CONTRAST_EPISODES])
+    made = {(row.tool_name, row.text or "") for row in calls}
+    history = [(c, ok) for c, ok in known.values() if ok is not None] + [(made, reward > 0)]
+    sign = 1.0 if reward > 0 else -1.0
+    found: dict[str, float] = {}
+    for row in calls:
+        if row.delta_id in on_path:
+            continue
+        d = credit_rules.dependence((row.tool_name, row.text or ""), history)
+        if d is not None:
+            found[row.delta_id] = max(0.0, sign * d)
+    kind_of = {row.delta_id: row.kind for row in rows}
+    for row in rows:  # a result is as relevant as the call it answers
+        if row.kind == "tool_result" and row.delta_id not in on_path:
+            call = next((p for p in parents.get(row.delta_id, ()) if kind_of.get(p) == "tool_call"), None)
+            if call in found:
+                found[row.delta_id] = found[call]
+    return found
+
+
+def _opening_messages(rows: list[Any]) -> list[str]:
+    """The messages before the episode's first tool call (its task): the context every step had."""
+    opening: list[str] = []
+    for row in rows:
+        if row.kind == "tool_call":
+            break
+        if row.kind == "message" and row.text:
+            opening.append(row.text)
+    return opening
 
 
 def _check_reward(reward: float) -> None:

@@ -62,8 +62,17 @@ class _SourceContext:
 
 
 def analysis_text(event: Event) -> str:
-    """What the content detectors read: the text and, for tool calls, the argument values."""
-    parts = [event.text]
+    """What the content detectors read: the text and, for tool calls, the argument values.
+
+    A tool call rendered the engine's way, ``name({...})``, is read without its name: the name
+    is an identifier whoever wrote the tool chose, not prose aimed at the agent — read as a
+    sentence, ``run_migration(…)`` opens with an imperative and the agent's own call would be
+    quarantined (and never recalled). Its argument values are still read in full.
+    """
+    text = event.text
+    if event.kind is EventKind.TOOL_CALL and event.tool_name and text and text.startswith(f"{event.tool_name}("):
+        text = text[len(event.tool_name) :]
+    parts = [text]
     if event.tool_args:
         parts.append(json.dumps(event.tool_args, ensure_ascii=False, default=str))
     return "\n".join(p for p in parts if p)

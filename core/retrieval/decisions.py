@@ -43,8 +43,14 @@ from deltacore.model import Decision
 from deltacore.storage import decision_store, drift_store
 from deltacore.storage.sql_store import SQLStore
 
-RECENCY = 0.8
-"""Weight factor per newer call of the same decision."""
+RECENCY = 0.6
+"""Weight factor per newer call (with evidence) of the same decision. With 0.6, one failure
+after any run of successes leaves the decision worked (1 < Σ_{k≥1} 0.6^k = 1.5: a one-off is not
+over-learned) while two consistent failures outweigh every earlier success (1 + 0.6 >
+Σ_{k≥2} 0.6^k = 0.9): a world that changed is unlearned in two episodes."""
+CONTRAST_SUCCESSES = 3
+"""Latest successful episodes of a decision whose common calls explain a failure (see
+:func:`_judge_in_context`)."""
 DEAD_ZONE = 0.05
 """``|expected_reward|`` at or below this is ``unknown``."""
 MAX_CANDIDATES = 5000
@@ -79,6 +85,8 @@ class _Call:
     reward: float | None = None
     weight: float = 0.0
     order: tuple[float, int] = (0.0, 0)
+    key: tuple[str | None, Any] = (None, None)
+    errored: bool = False
 
 
 @dataclass
@@ -147,8 +155,10 @@ class DecisionRecall:
             migration = _migration_to_current(row, history.get(row.delta_id, ()), current, versions) if fits is False else None
             call = _call(row, text, similarity, fits, migration, flags, now, self._decay)
             call.reward, call.weight = _evidence(row, results.get(row.delta_id, ()), learned.get(row.delta_id, ()), outcomes)
-            key = (row.tool_name, _frozen(call.args))
-            groups.setdefault(key, _Group()).calls.append(call)
+            call.errored = _errored(results.get(row.delta_id, ()))
+            call.key = (row.tool_name, _frozen(call.args))
+            groups.setdefault(call.key, _Group()).calls.append(call)
+        _judge_in_context(groups, _episode_results(groups, learned, outcomes))
         decisions = [_decision(group) for group in groups.values()]
         decisions = [d for d in decisions if d.confidence >= min_confidence and d.similarity >= min_similarity]
         good = sorted((d for d in decisions if d.outcome != "failed"), key=lambda d: (-d.score, d.event_id))[:top_k]
@@ -255,7 +265,7 @@ def _evidence(
     feedback = [reward for source, reward, _ in learned if source == "feedback"]
     if feedback:
         return sum(feedback) / len(feedback), 1.0
-    if any(meta.get("error") is True or str(meta.get("status", "")).lower() in _FAILED_STATUS for meta in results):
+    if _errored(results):
         return -1.0, 1.0
     outcome = [(reward, credit) for source, reward, credit in learned if source == "outcome"]
     if outcome:
@@ -268,20 +278,82 @@ def _evidence(
     return None, 0.0
 
 
+def _errored(results: Any) -> bool:
+    """Every result of the call is a failure. A call with a failed and a successful result was
+    retried and went through (an identical retry is the same event once de-duplicated): the
+    failure was transient and is not evidence against the call."""
+    return bool(results) and all(
+        meta.get("error") is True or str(meta.get("status", "")).lower() in _FAILED_STATUS for meta in results
+    )
+
+
+def _episode_results(groups: dict[Any, _Group], learned: Any, outcomes: dict[str, bool]) -> dict[str, bool]:
+    """Whether each episode of the candidate calls succeeded: its outcome event, else the reward
+    ``record_outcome`` gave its steps."""
+    found = dict(outcomes)
+    for group in groups.values():
+        for call in group.calls:
+            if call.episode_id and call.episode_id not in found:
+                rewards = [reward for source, reward, _ in learned.get(call.delta_id, ()) if source == "outcome"]
+                if rewards:
+                    found[call.episode_id] = rewards[-1] > 0
+    return found
+
+
+def _judge_in_context(groups: dict[Any, _Group], succeeded: dict[str, bool]) -> None:
+    """Failure evidence judged against the rest of its episode (sets ``reward`` to None when the
+    failure says nothing about the call):
+
+    * **Transient failure.** A call that errored but whose identical retry in the same episode
+      went through failed for a passing reason (a timeout, a flaky dependency), not because the
+      call is wrong.
+    * **Missing prerequisite (contrast).** In a failed episode, a call is excused when the
+      latest :data:`CONTRAST_SUCCESSES` successful episodes that made the same call all made some
+      other call that this episode did not make: the failure is explained by what was missing,
+      not by this call (a deploy with the right strategy is not condemned by the run that forgot
+      the migration every successful deploy had before it). Excuses are re-judged at every
+      recall, so a failure recorded before the first success is excused once that success exists.
+    """
+    by_episode: dict[str, list[_Call]] = {}
+    for group in groups.values():
+        for call in group.calls:
+            if call.episode_id:
+                by_episode.setdefault(call.episode_id, []).append(call)
+    made = {episode: {c.key for c in calls} for episode, calls in by_episode.items()}
+    went_through = {episode: {c.key for c in calls if not c.errored} for episode, calls in by_episode.items()}
+    for group in groups.values():
+        wins = sorted(
+            {c.episode_id: c.order for c in group.calls if c.episode_id and succeeded.get(c.episode_id)}.items(),
+            key=lambda item: item[1],
+            reverse=True,
+        )[:CONTRAST_SUCCESSES]
+        expected: set[Any] | None = None
+        for episode, _ in wins:
+            expected = set(made[episode]) if expected is None else expected & made[episode]
+        for call in group.calls:
+            if call.reward is None or call.reward >= 0 or not call.episode_id:
+                continue
+            episode = call.episode_id
+            if call.errored and call.key in went_through[episode]:
+                call.reward, call.weight = None, 0.0
+            elif succeeded.get(episode) is False and expected and (expected - {call.key}) - made[episode]:
+                call.reward, call.weight = None, 0.0
+
+
 def _decision(group: _Group) -> Decision:
     calls = sorted(group.calls, key=lambda c: c.order, reverse=True)  # newest first
     total = mass = weighted = utility_sum = sim_sum = 0.0
     worked = failed = evidence = 0
-    for newer, call in enumerate(calls):
+    for call in calls:
         sim = max(call.similarity, 0.0)
         utility_sum += sim * call.utility
         sim_sum += sim
         if call.reward is None:
             continue
+        recency = RECENCY**evidence  # per newer call that carried evidence
         evidence += 1
         worked += call.reward > 0
         failed += call.reward < 0
-        recency = RECENCY**newer
         a = sim * sim * call.weight * recency
         total += a
         weighted += a * call.reward

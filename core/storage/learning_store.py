@@ -23,6 +23,7 @@ def episode_steps(conn: Connection, tenant: str, episode_id: str) -> list[Any]:
             events.c.id.label("event_id"),
             events.c.kind,
             events.c.text,
+            events.c.tool_name,
             events.c.tool_args,
             events.c.meta,
             events.c.episode_id,
@@ -218,3 +219,46 @@ def set_utility(
             step=round(new - predicted, 12),
         )
     )
+
+
+def episodes_with_call(conn: Connection, tenant: str, tool_name: str, text: str, limit: int) -> list[str]:
+    """The latest ``limit`` episodes (newest first) that made this very tool call (same tool and
+    call text): the situations a step's counterfactual dependence is judged on."""
+    statement = (
+        select(deltas.c.episode_id)
+        .join(events, events.c.id == deltas.c.event_id)
+        .where(
+            deltas.c.tenant == tenant,
+            deltas.c.tool_name == tool_name,
+            deltas.c.episode_id.is_not(None),
+            events.c.kind == "tool_call",
+            events.c.text == text,
+        )
+        .order_by(deltas.c.ts.desc())
+        .limit(limit * 4)
+    )
+    return list(dict.fromkeys(conn.execute(statement).scalars()))[:limit]
+
+
+def episode_calls_and_results(conn: Connection, tenant: str, episode_ids: Sequence[str]) -> dict[str, tuple[set[tuple[str, str]], bool | None]]:
+    """``episode -> ({(tool, call text)}, succeeded)``: the calls each episode made and how it
+    ended — the reward ``record_outcome`` gave it, else its ``outcome`` event, else None."""
+    ids = sorted(set(episode_ids))
+    calls: dict[str, set[tuple[str, str]]] = {e: set() for e in ids}
+    ended: dict[str, bool] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        statement = select(events.c.episode_id, events.c.kind, events.c.tool_name, events.c.text, events.c.meta).where(
+            events.c.tenant == tenant, events.c.episode_id.in_(chunk), events.c.kind.in_(("tool_call", "outcome"))
+        ).order_by(events.c.ts, events.c.seq)
+        for episode, kind, tool, text, meta in conn.execute(statement):
+            if kind == "tool_call":
+                calls[episode].add((tool or "", text or ""))
+            elif isinstance((meta or {}).get("success"), bool):
+                ended[episode] = meta["success"]
+        statement = select(utility_updates.c.episode_id, utility_updates.c.reward).where(
+            utility_updates.c.tenant == tenant, utility_updates.c.episode_id.in_(chunk), utility_updates.c.source == "outcome"
+        ).order_by(utility_updates.c.id)
+        for episode, reward in conn.execute(statement):
+            ended[episode] = reward > 0
+    return {e: (calls[e], ended.get(e)) for e in ids}
