@@ -16,7 +16,7 @@ Deterministic, no LLM, one embedding of the context and a handful of SQL reads.
    earned (an irrelevant step learns little from its episode); the episode's ``outcome`` event;
    a tool result without error (weak evidence that the call itself worked).
 5. **Per decision**, ``expected_reward`` is the mean of its calls' evidence weighted by
-   similarity² × evidence weight × recency (each newer call of the same decision multiplies an
+   similarity² × evidence weight × recency (each newer episode with the same decision multiplies an
    older one's weight by :data:`RECENCY`: a world that changed is learned in a few episodes,
    while one flaky failure among many successes does not flip the decision).
    ``confidence = m / (m + 1)`` for the evidence mass ``m``, lowered for a drifted schema.
@@ -44,7 +44,7 @@ from deltacore.storage import decision_store, drift_store
 from deltacore.storage.sql_store import SQLStore
 
 RECENCY = 0.6
-"""Weight factor per newer call (with evidence) of the same decision. With 0.6, one failure
+"""Weight factor per newer episode (with evidence) of the same decision. With 0.6, one failure
 after any run of successes leaves the decision worked (1 < Σ_{k≥1} 0.6^k = 1.5: a one-off is not
 over-learned) while two consistent failures outweigh every earlier success (1 + 0.6 >
 Σ_{k≥2} 0.6^k = 0.9): a world that changed is unlearned in two episodes."""
@@ -340,17 +340,41 @@ def _judge_in_context(groups: dict[Any, _Group], succeeded: dict[str, bool]) -> 
                 call.reward, call.weight = None, 0.0
 
 
+def _per_episode(calls: list[_Call]) -> list[_Call]:
+    """One piece of evidence per episode: the same call made twice in one run (a retry that
+    failed again) is one outcome of the decision, not two consistent ones. Newest first, as given;
+    the episode's reward is the mean of its calls' and its weight the largest."""
+    merged: list[_Call] = []
+    index: dict[str, int] = {}
+    for call in calls:
+        if call.episode_id is None or call.episode_id not in index:
+            if call.episode_id is not None:
+                index[call.episode_id] = len(merged)
+            merged.append(call)
+            continue
+        kept = merged[index[call.episode_id]]
+        if call.reward is not None:
+            if kept.reward is None:
+                merged[index[call.episode_id]] = call
+            else:
+                n = getattr(kept, "_merged", 1)
+                kept.reward = (kept.reward * n + call.reward) / (n + 1)
+                kept.weight = max(kept.weight, call.weight)
+                setattr(kept, "_merged", n + 1)
+    return merged
+
+
 def _decision(group: _Group) -> Decision:
     calls = sorted(group.calls, key=lambda c: c.order, reverse=True)  # newest first
     total = mass = weighted = utility_sum = sim_sum = 0.0
     worked = failed = evidence = 0
-    for call in calls:
+    for call in _per_episode(calls):
         sim = max(call.similarity, 0.0)
         utility_sum += sim * call.utility
         sim_sum += sim
         if call.reward is None:
             continue
-        recency = RECENCY**evidence  # per newer call that carried evidence
+        recency = RECENCY**evidence  # per newer episode (or loose call) that carried evidence
         evidence += 1
         worked += call.reward > 0
         failed += call.reward < 0
