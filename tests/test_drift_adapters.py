@@ -58,15 +58,12 @@ def store(backend: Any):
 # ---- LangChain --------------------------------------------------------------------------------
 
 
-def test_langchain_callback_handler(store):
-    pytest.importorskip("langchain")
-    from langchain.agents import create_agent
+def _langchain_parts() -> tuple[Any, Any, Any]:
+    """A scripted chat model that accepts tools, and one ``deploy`` tool in two versions whose
+    parameter ``env`` was renamed ``environment``."""
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage
     from langchain_core.tools import tool
     from langchain_core.utils.function_calling import convert_to_openai_tool
-
-    from deltacore.adapters.langchain import DeltaCoreCallbackHandler
 
     class ScriptedModel(GenericFakeChatModel):
         def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
@@ -81,6 +78,18 @@ def test_langchain_callback_handler(store):
     def deploy_v2(service: str, environment: str) -> str:
         """Deploy a service to an environment."""
         return f"deployed {service} to {environment}"
+
+    return ScriptedModel, deploy_v1, deploy_v2
+
+
+def test_langchain_callback_handler(store):
+    pytest.importorskip("langchain")
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage
+
+    from deltacore.adapters.langchain import DeltaCoreCallbackHandler
+
+    ScriptedModel, deploy_v1, deploy_v2 = _langchain_parts()
 
     handler = DeltaCoreCallbackHandler(store)
     call = AIMessage("", tool_calls=[{"name": "deploy", "args": {"service": "api", "env": "prod"}, "id": "c1", "type": "tool_call"}])
@@ -248,21 +257,11 @@ def test_langchain_tool_objects_observed_directly_never_drift_against_recorded_c
     recorded calls (OpenAI ``parameters``) render one tool differently: same interface, no drift."""
     pytest.importorskip("langchain")
     from langchain.agents import create_agent
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
-    from langchain_core.tools import tool
-    from langchain_core.utils.function_calling import convert_to_openai_tool
 
     from deltacore.adapters.langchain import DeltaCoreCallbackHandler
 
-    class ScriptedModel(GenericFakeChatModel):
-        def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
-            return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
-
-    @tool("deploy")
-    def deploy(service: str, env: str) -> str:
-        """Deploy a service to an environment."""
-        return f"deployed {service} to {env}"
+    ScriptedModel, deploy, _ = _langchain_parts()
 
     for episode in range(3):
         report = store.observe_tools([deploy])
@@ -282,26 +281,11 @@ def test_langchain_tool_objects_observed_directly_never_drift_against_recorded_c
 def test_langchain_middleware(store):
     pytest.importorskip("langchain")
     from langchain.agents import create_agent
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
-    from langchain_core.tools import tool
-    from langchain_core.utils.function_calling import convert_to_openai_tool
 
     from deltacore.adapters.langchain import DeltaCoreMiddleware
 
-    class ScriptedModel(GenericFakeChatModel):
-        def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
-            return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
-
-    @tool("deploy")
-    def deploy_v1(service: str, env: str) -> str:
-        """Deploy a service to an environment."""
-        return f"deployed {service} to {env}"
-
-    @tool("deploy")
-    def deploy_v2(service: str, environment: str) -> str:
-        """Deploy a service to an environment."""
-        return f"deployed {service} to {environment}"
+    ScriptedModel, deploy_v1, deploy_v2 = _langchain_parts()
 
     middleware = DeltaCoreMiddleware(store, name="ops")
     call = AIMessage("", tool_calls=[{"name": "deploy", "args": {"service": "api", "env": "prod"}, "id": "c1", "type": "tool_call"}])
