@@ -32,7 +32,7 @@ def code_version(paths: tuple[str, ...] = ("core", "adapters", "benchmarks")) ->
     package = Path(deltacore.__file__).resolve().parent
     if package.is_relative_to(ROOT):
         return {
-            "deltacore_path": str(package),
+            "deltacore_path": str(package.relative_to(ROOT)),
             "commit": _git("rev-parse", "HEAD"),
             "commit_subject": _git("log", "-1", "--format=%s"),
             "dirty": bool(_git("status", "--porcelain", "--", *paths)),

@@ -20,7 +20,7 @@ Query latency always includes embedding the question. Ingest time always include
 Usage (the figures in docs/benchmarks.md come from)::
 
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANONYMIZED_TELEMETRY=False \\
-        /work/venv/bin/python benchmarks/ingest_query.py --sizes 10000 100000 --embedders fake minilm
+        python benchmarks/ingest_query.py --sizes 10000 100000 --embedders fake minilm
 
 MiniLM embeds roughly 100 short texts/s on a 2-core machine, so by default it only runs at sizes
 up to ``--minilm-max-size`` (10 000); raise it to run MiniLM at 100k (about 15 min per system).

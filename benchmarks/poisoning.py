@@ -20,9 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +34,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/: locomo.py and _poisoning/
 
+from _provenance import code_version, machine, versions  # noqa: E402
 from _poisoning.attacks import TRIGGER_PAYLOADS, Family, families, plan  # noqa: E402
 from _poisoning.data import Scope, build_scopes  # noqa: E402
 from _poisoning.harness import Harness, trust_settings  # noqa: E402
@@ -72,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    code_version = {"commit": _commit(), "uncommitted_changes": _dirty()}  # the engine as imported
+    code = code_version()  # at the start: the engine as imported
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -156,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     drop = _drop(recall["off"], recall["on"])
     report = {
         "command": "python benchmarks/poisoning.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        **code_version,
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "load_average": list(os.getloadavg())},
+        "code": code,
+        "machine": {**machine(), "load_average": list(os.getloadavg())},
+        "versions": versions(),
         "embedder": embedder.name(),
         "seed": args.seed,
         "conversations": [s.tenant for s in scopes],
@@ -253,24 +253,6 @@ def _choose(calibration: list[dict[str, Any]]) -> dict[str, Any]:
     if ok:
         return min(ok, key=lambda c: c["worst_e2e_at_5"])
     return min(calibration, key=lambda c: c["benign_fp"] or 0)
-
-
-def _commit() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=Path(__file__).parent).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
-def _dirty() -> list[str]:
-    """Files changed in the working tree when the run started (the engine may be ahead of HEAD)."""
-    try:
-        out = subprocess.run(["git", "status", "--short", "--untracked-files=no"], capture_output=True, text=True,
-                             check=True, cwd=Path(__file__).parent).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return []
-    return [line[3:] for line in out.splitlines()]
 
 
 def _pct(value: float | None) -> str:

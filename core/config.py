@@ -23,8 +23,8 @@ class DeltaCoreConfig(BaseModel):
     Scale-out: give ``database_url`` (PostgreSQL) and ``chroma_url`` (a ``chroma run`` server);
     any number of processes on any number of machines can then share the deployment.
 
-    >>> DeltaCoreConfig(path="/tmp/mem").sql_url
-    'sqlite:////tmp/mem/deltacore.db'
+    >>> DeltaCoreConfig(path="/srv/agent-memory").sql_url
+    'sqlite:////srv/agent-memory/deltacore.db'
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -16,9 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "locomo"
-if not DATA.is_dir():
-    DATA = Path("/work/shared/data/locomo")
+# The benchmark data sits beside the repository (never inside it); DELTACORE_LOCOMO_DIR overrides.
+DATA = Path(os.environ.get("DELTACORE_LOCOMO_DIR", ROOT.parent / "shared" / "data" / "locomo"))
 
 
 def _load_benchmark():
