@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from deltacore import AsyncDeltaCore, DeltaCore, InvalidQueryError, NotFoundError, OutcomeReport
-from deltacore.delta.credit import Step, assign_credit, causal_hops, causal_parents, data_dependencies, dependence
+from deltacore.delta.credit import Step, assign_credit, causal_hops, causal_parents, data_dependencies, step_effects
 from deltacore.delta.learning import is_oscillating, outcome_of, sign_flips, update_utility
 from deltacore.storage.tables import utility_updates
 
@@ -95,12 +95,18 @@ def test_values_from_the_task_are_not_data_dependencies():
 
 
 def test_counterfactual_relevance_scales_off_path_credit():
-    # Success came with the migration every time and never without it; reading logs made no difference.
-    history = [({"migrate", "logs"}, True), ({"migrate"}, True), ({"logs"}, False), (set(), False)]
-    assert dependence("migrate", history) == pytest.approx(3 / 4 - 1 / 4)
-    assert dependence("logs", history) == pytest.approx(0.0)
-    assert dependence("unseen", history) is None  # never made: no contrast
-    assert dependence("migrate", [({"migrate"}, True)]) is None  # never skipped: no contrast
+    # Same terminal call ("d"): success came with the migration every time and never without it;
+    # the logs were read in two of the runs that also migrated, which made no difference.
+    history = [("d", {"migrate", "logs"}, True), ("d", {"logs"}, False), ("d", {"migrate"}, True), ("d", set(), False)]
+    effects = step_effects(history)
+    assert effects["migrate"] > 0.5 and abs(effects["logs"]) < 0.05
+    assert "unseen" not in effects  # never made: no contrast
+    assert step_effects([("d", {"migrate"}, True), ("d", {"migrate"}, False)]) == {}  # never skipped
+    # Strata: a step compared only within episodes that ended in the same terminal call. An
+    # agent that always read the logs once it knew the right call ("ok") and never while it
+    # explored the wrong one ("bad") does not make the logs look useful.
+    habit = [("ok", {"logs"}, True), ("ok", {"logs"}, True), ("bad", set(), False), ("bad", set(), False)]
+    assert step_effects(habit) == {}
     # Relevance multiplies an off-path step's temporal weight; None leaves the seed's rule.
     steps = [Step("logs", relevance=0.0), Step("migrate", relevance=None), Step("deploy", ("x",))]
     credits = {c.id: c for c in assign_credit(steps, 1.0, lam=LN2)}
@@ -360,18 +366,52 @@ def _settings(backend) -> dict:
     return {"embedder": FakeEmbedder(), **backend.settings}
 
 
-def _ops_episode(memory, name, calls, reward):
-    """A task message, then tool calls (each with its result) hanging off it, then the outcome."""
+def _ops_episode(memory, name, calls, reward, service="billing-api"):
+    """A task message, then tool calls (each with its result) hanging off it, then the outcome.
+    A call given as ``(tool, args, "timed out")`` fails (an error result); a repeated call is
+    ``<name>:<tool>#2``."""
     base = time.time() - 100
-    rows = [{"id": f"{name}:task", "text": "deploy billing-api to staging", "episode_id": name, "ts": base}]
-    for i, (tool, args) in enumerate(calls):
-        rows.append({"id": f"{name}:{tool}", "kind": "tool_call", "tool_name": tool, "tool_args": args,
-                     "episode_id": name, "ts": base + 2 * i + 1, "parent_ids": [f"{name}:task"]})
-        rows.append({"id": f"{name}:{tool}:result", "kind": "tool_result", "tool_name": tool,
-                     "text": f"{tool} of billing-api: ok", "episode_id": name, "ts": base + 2 * i + 2,
-                     "parent_ids": [f"{name}:{tool}"]})
+    rows = [{"id": f"{name}:task", "text": f"deploy {service} to staging", "episode_id": name, "ts": base}]
+    seen: dict[str, int] = {}
+    for i, (tool, args, *failure) in enumerate(calls):
+        seen[tool] = seen.get(tool, 0) + 1
+        call_id = f"{name}:{tool}" + (f"#{seen[tool]}" if seen[tool] > 1 else "")
+        # A retry is a call of its own (the adapters key calls by their tool-call id), not a duplicate.
+        rows.append({"id": call_id, "kind": "tool_call", "tool_name": tool, "tool_args": args,
+                     "episode_id": name, "ts": base + 2 * i + 1, "parent_ids": [f"{name}:task"],
+                     "meta": {"dedupe_key": call_id}})
+        rows.append({"id": f"{call_id}:result", "kind": "tool_result", "tool_name": tool,
+                     "text": f"{tool} of {service}: " + (failure[0] if failure else "ok"), "episode_id": name,
+                     "ts": base + 2 * i + 2, "parent_ids": [call_id], "meta": {"error": True} if failure else {}})
     assert memory.ingest(rows).ok
     return memory.record_outcome(name, reward)
+
+
+def test_credit_learns_from_other_tasks_and_not_from_habits(memory):
+    # Other services: reading the service's logs before deploying made no difference.
+    for svc in ("auth-service", "search-indexer", "user-profile"):
+        deploy_svc = ("deploy", {"service": svc, "env": "staging", "strategy": "canary"})
+        _ops_episode(memory, f"{svc}-1", [("read_logs", {"service": svc}), deploy_svc], 1.0, service=svc)
+        _ops_episode(memory, f"{svc}-2", [deploy_svc], 1.0, service=svc)
+    # billing-api: the agent read the logs every time (a habit), so its own runs have no
+    # contrast; the other services' runs say what reading a service's logs is worth.
+    deploy = ("deploy", {"service": "billing-api", "env": "staging", "strategy": "canary"})
+    _ops_episode(memory, "b1", [("read_logs", {"service": "billing-api"}), deploy], 1.0)
+    report = _ops_episode(memory, "b2", [("read_logs", {"service": "billing-api"}), deploy], 1.0)
+    assert report.update_for("b2:read_logs").weight < 0.05
+    assert report.update_for("b2:deploy").on_path and report.update_for("b2:deploy").weight > 0.9
+
+
+def test_a_failed_attempt_earns_nothing_of_the_success_its_retry_made(memory):
+    migrate = ("run_migration", {"service": "billing-api"})
+    deploy = ("deploy", {"service": "billing-api", "env": "staging", "strategy": "canary"})
+    report = _ops_episode(memory, "r1", [(*migrate, "timed out"), migrate, deploy], 1.0)
+    assert report.update_for("r1:run_migration").weight == 0.0
+    assert report.update_for("r1:run_migration:result").weight == 0.0
+    assert report.update_for("r1:run_migration#2").weight > 0.0  # the retry that went through
+    # A failed call that was never retried is not excused this way.
+    report = _ops_episode(memory, "r2", [(*migrate, "timed out"), deploy], 1.0)
+    assert report.update_for("r2:run_migration").weight > 0.0
 
 
 def test_credit_goes_to_the_steps_success_depended_on(memory):

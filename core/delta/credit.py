@@ -32,11 +32,14 @@ seed's formula.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 DEFAULT_LAMBDA = 0.1
 """Per-step temporal discount λ."""
@@ -54,7 +57,7 @@ class Step:
     necessary: bool = False
     relevance: float | None = None
     """Off the causal path, the factor in [0, 1] its temporal weight is multiplied by: how much
-    such outcomes were seen to depend on this step (:func:`dependence`); None: not known."""
+    such outcomes were seen to depend on this step (:func:`step_effects`); None: not known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,22 +231,95 @@ def consumed_by_path(data: Mapping[str, Sequence[str]], on_path: set[str]) -> se
     return {producer for consumer, producers in data.items() if consumer in on_path for producer in producers}
 
 
-MIN_CONTRAST = 1
-"""Episodes needed on each side (with the step, without it) before a dependence is estimated."""
+TASK_VALUE = "<task>"
+"""What :func:`call_pattern` writes for an argument value that came from the task."""
 
 
-def dependence(step: Any, history: Sequence[tuple[Collection[Any], bool]]) -> float | None:
-    """How much success depended on making ``step``, from comparable episodes (those that made
-    the same terminal call): ``P(success | step made) − P(success | not made)``, each Laplace
-    smoothed ``(s + 1) / (n + 2)``; in [−1, 1]. None while either side has fewer than
-    :data:`MIN_CONTRAST` episodes. A step an agent adds at random (reading logs) succeeds about
-    as often without it (≈ 0); a step the outcome needs (a pending migration) does not.
+def call_pattern(tool: str, args: Any, context: Sequence[str] = ()) -> tuple[str, str]:
+    """A call with the values it took from its task abstracted: ``read_logs(service=billing-api)``
+    for "deploy billing-api to staging" and ``read_logs(service=auth-service)`` for "deploy
+    auth-service to production" are the same *pattern*, ``read_logs(service=<task>)``. This is
+    what lets one task's episodes say something about another's: whether reading the logs of
+    the service at hand ever mattered is a question about the pattern, not about billing-api.
 
-    >>> dependence("migrate", [({"migrate"}, True), ({"migrate"}, True), (set(), False)])
-    0.4166666666666667
+    >>> call_pattern("read_logs", {"service": "billing-api", "lines": 50}, ["deploy billing-api to staging"])
+    ('read_logs', '{"lines": 50, "service": "<task>"}')
     """
-    made = [ok for calls, ok in history if step in calls]
-    skipped = [ok for calls, ok in history if step not in calls]
-    if len(made) < MIN_CONTRAST or len(skipped) < MIN_CONTRAST:
-        return None
-    return (sum(made) + 1) / (len(made) + 2) - (sum(skipped) + 1) / (len(skipped) + 2)
+    texts = [str(text) for text in context if text]
+
+    def abstract(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {str(k): abstract(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [abstract(v) for v in value]
+        leaves = _leaf_values(value)
+        if leaves and any(re.search(rf"(?<!\w){re.escape(leaves[0])}(?!\w)", text) for text in texts):
+            return TASK_VALUE
+        return value
+
+    return tool, json.dumps(abstract(args or {}), sort_keys=True, default=str)
+
+
+RIDGE = 0.5
+"""Ridge penalty of :func:`step_effects`: shrinks effects seen in a handful of episodes toward 0."""
+
+
+def step_effects(
+    history: Sequence[tuple[Any, Collection[Any], bool]], focus: Any = None, ridge: float = RIDGE
+) -> dict[Any, float]:
+    """How much each step raised the chance of success, from ``history`` = ``(stratum, steps
+    made, succeeded)`` per episode, the stratum being what else decided the outcome (the
+    terminal call).
+
+    A linear probability model with one fixed effect per stratum, fitted by ridge regression on
+    the within-stratum deviations (numpy least squares): success ≈ Σ effect(step) · made(step).
+    Two confounders are controlled for this way:
+
+    * **the terminal call** — only episodes that ended in the same call are compared, so an
+      agent that repeats every step of a plan that worked does not make those steps look
+      like causes across tasks;
+    * **the other steps** — a step that happened to come with a needed one (logs read in the
+      runs that also ran the migration) gets its own effect, not the migration's.
+
+    A step's effect is pooled over the strata (what one task's runs teach about reading logs
+    holds for the next task's); with ``focus``, the effects are those *in that stratum*: each
+    step gets a second term for its deviation there, shrunk toward the pooled effect by the same
+    ridge, so a migration that only one service needs is not averaged away by the services that
+    do not. Only steps made in some but not all episodes of at least one stratum have an effect
+    (the others have no contrast and are left out). Steps always made together share it.
+
+    >>> e = step_effects([("d", {"m", "l"}, True), ("d", {"l"}, False), ("d", {"m"}, True), ("d", set(), False), ("d", {"m", "l"}, True)])
+    >>> round(e["m"], 2), round(e["l"], 1)
+    (0.7, 0.0)
+    >>> runs = [(s, {"m"}, True) for s in "abcd"] + [(s, set(), True) for s in "abcd"] + [("e", {"m"}, True), ("e", set(), False)]
+    >>> round(step_effects(runs)["m"], 2), round(step_effects(runs, focus="e")["m"], 2)
+    (0.17, 0.55)
+    """
+    strata: dict[Any, list[tuple[Collection[Any], bool]]] = {}
+    for stratum, made, ok in history:
+        strata.setdefault(stratum, []).append((made, ok))
+
+    def varying_in(rows: list[tuple[Collection[Any], bool]]) -> set[Any]:
+        return {step for made, _ in rows for step in made if not all(step in m for m, _ in rows)}
+
+    varying = sorted({step for rows in strata.values() for step in varying_in(rows)}, key=repr)
+    if not varying:
+        return {}
+    local = sorted(varying_in(strata.get(focus, [])), key=repr) if focus is not None else []
+    blocks, targets = [], []
+    for stratum, rows in strata.items():
+        if len(rows) < 2:
+            continue
+        x = np.array(
+            [[1.0 if step in made else 0.0 for step in varying]
+             + [1.0 if stratum == focus and step in made else 0.0 for step in local] for made, _ in rows]
+        )  # fmt: skip
+        y = np.array([1.0 if ok else 0.0 for _, ok in rows])
+        blocks.append(x - x.mean(axis=0))
+        targets.append(y - y.mean())
+    x, y = np.vstack(blocks), np.concatenate(targets)
+    fitted = np.linalg.solve(x.T @ x + ridge * np.eye(x.shape[1]), x.T @ y)
+    effects = {step: float(value) for step, value in zip(varying, fitted)}
+    for step, deviation in zip(local, fitted[len(varying) :]):
+        effects[step] += float(deviation)
+    return effects

@@ -24,8 +24,8 @@ from deltacore.storage import learning_store as store
 from deltacore.storage.sql_store import SQLStore
 
 UNSTABLE = "unstable"
-CONTRAST_EPISODES = 50
-"""Other episodes with the same terminal call a step's counterfactual relevance is judged on."""
+CONTRAST_EPISODES = 100
+"""Other episodes with the same terminal tool a step's counterfactual relevance is judged on."""
 RELEVANT = 0.4
 """Relevance at or above which a step counts as necessary (never starved)."""
 RETRIEVAL_WEIGHT = 0.5
@@ -262,27 +262,48 @@ def _relevance(
     conn: Any, tenant: str, episode_id: str, rows: list[Any], parents: dict[str, tuple[str, ...]], on_path: set[str], reward: float
 ) -> dict[str, float]:
     """Counterfactual relevance of the episode's tool steps off the causal path (calls and their
-    results): compared with the latest :data:`CONTRAST_EPISODES` other episodes that made the same
-    terminal call, did outcomes like this one depend on making the step? For a success, the
-    dependence ``P(success | made) − P(success | not made)``; for a failure, its opposite (a step
-    that usually comes with success is not to blame). Clipped to [0, 1]; a step with no contrast
-    yet is left out (the temporal rule applies unchanged)."""
+    results), in [0, 1]: did outcomes like this one depend on making the step?
+
+    The evidence is the latest :data:`CONTRAST_EPISODES` other episodes that called the same
+    terminal tool. Steps are compared as *patterns* (:func:`~deltacore.delta.credit.call_pattern`:
+    the values a call took from its task abstracted), within strata of episodes that ended in the
+    same terminal call, controlling for the other steps, pooled over the strata and adjusted to this
+    episode's own (:func:`~deltacore.delta.credit.step_effects`).
+    For a success the relevance is the step's effect on the chance of success; for a failure its opposite (a step
+    that usually comes with success is not to blame); clipped to [0, 1]. A step with no contrast
+    yet is left out (the temporal rule applies unchanged).
+
+    A call that failed and was then retried with the same arguments in this very episode earned
+    nothing of a success: the retry did the work."""
     calls = [row for row in rows if row.kind == "tool_call" and row.tool_name]
     if not calls:
         return {}
     terminal = calls[-1]
-    others = [e for e in store.episodes_with_call(conn, tenant, terminal.tool_name, terminal.text or "", CONTRAST_EPISODES + 1) if e != episode_id]
-    known = store.episode_calls_and_results(conn, tenant, others[:CONTRAST_EPISODES])
-    made = {(row.tool_name, row.text or "") for row in calls}
-    history = [(c, ok) for c, ok in known.values() if ok is not None] + [(made, reward > 0)]
+    others = [e for e in store.episodes_with_tool(conn, tenant, terminal.tool_name, CONTRAST_EPISODES + 1) if e != episode_id]
+    history: list[tuple[Any, set[tuple[str, str]], bool]] = []
+    for trace in store.episode_traces(conn, tenant, others[:CONTRAST_EPISODES]).values():
+        if trace["succeeded"] is None or not trace["calls"]:
+            continue
+        tool, text, _, _ = trace["calls"][-1]
+        made = {credit_rules.call_pattern(t, args, trace["opening"]) for t, _, args, _ in trace["calls"]}
+        history.append(((tool, text), made, trace["succeeded"]))
+    opening = _opening_messages(rows)
+    pattern = {row.delta_id: credit_rules.call_pattern(row.tool_name, row.tool_args, opening) for row in calls}
+    history.append(((terminal.tool_name, terminal.text or ""), set(pattern.values()), reward > 0))
+    failed = _failed_calls(rows, parents)
+    went_through = {(row.tool_name, row.text or "") for row in calls if row.delta_id not in failed}
+    effects = credit_rules.step_effects(history, focus=(terminal.tool_name, terminal.text or ""))
     sign = 1.0 if reward > 0 else -1.0
     found: dict[str, float] = {}
     for row in calls:
         if row.delta_id in on_path:
             continue
-        d = credit_rules.dependence((row.tool_name, row.text or ""), history)
-        if d is not None:
-            found[row.delta_id] = max(0.0, sign * d)
+        if reward > 0 and row.delta_id in failed and (row.tool_name, row.text or "") in went_through:
+            found[row.delta_id] = 0.0
+            continue
+        effect = effects.get(pattern[row.delta_id])
+        if effect is not None:
+            found[row.delta_id] = min(1.0, max(0.0, sign * effect))
     kind_of = {row.delta_id: row.kind for row in rows}
     for row in rows:  # a result is as relevant as the call it answers
         if row.kind == "tool_result" and row.delta_id not in on_path:
@@ -290,6 +311,18 @@ def _relevance(
             if call in found:
                 found[row.delta_id] = found[call]
     return found
+
+
+def _failed_calls(rows: list[Any], parents: dict[str, tuple[str, ...]]) -> set[str]:
+    """Delta ids of the calls whose every result reports a failure."""
+    kind_of = {row.delta_id: row.kind for row in rows}
+    results: dict[str, list[bool]] = {}
+    for row in rows:
+        if row.kind == "tool_result":
+            for parent in parents.get(row.delta_id, ()):
+                if kind_of.get(parent) == "tool_call":
+                    results.setdefault(parent, []).append(store.result_failed(row.meta or {}))
+    return {call for call, failed in results.items() if failed and all(failed)}
 
 
 def _opening_messages(rows: list[Any]) -> list[str]:

@@ -40,7 +40,7 @@ from deltacore.delta.drift import MIGRATION_FAILED, SCHEMA_DRIFT
 from deltacore.delta.migration import interface_signature
 from deltacore.delta.utility import decayed_utility
 from deltacore.model import Decision
-from deltacore.storage import decision_store, drift_store
+from deltacore.storage import decision_store, drift_store, learning_store
 from deltacore.storage.sql_store import SQLStore
 
 RECENCY = 0.6
@@ -61,7 +61,6 @@ DRIFTED_CONFIDENCE = 0.4
 """Confidence factor of a decision learned under an old schema whose arguments did not migrate."""
 MIGRATED_CONFIDENCE = 0.8
 """Confidence factor of a decision whose arguments were migrated but not yet used since."""
-_FAILED_STATUS = {"error", "failed", "failure"}
 _CARRIED_FLAGS = ("unstable", "tainted", "contradicted", "rejected")
 
 
@@ -282,9 +281,7 @@ def _errored(results: Any) -> bool:
     """Every result of the call is a failure. A call with a failed and a successful result was
     retried and went through (an identical retry is the same event once de-duplicated): the
     failure was transient and is not evidence against the call."""
-    return bool(results) and all(
-        meta.get("error") is True or str(meta.get("status", "")).lower() in _FAILED_STATUS for meta in results
-    )
+    return bool(results) and all(learning_store.result_failed(meta) for meta in results)
 
 
 def _episode_results(groups: dict[Any, _Group], learned: Any, outcomes: dict[str, bool]) -> dict[str, bool]:

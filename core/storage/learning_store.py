@@ -221,44 +221,64 @@ def set_utility(
     )
 
 
-def episodes_with_call(conn: Connection, tenant: str, tool_name: str, text: str, limit: int) -> list[str]:
-    """The latest ``limit`` episodes (newest first) that made this very tool call (same tool and
-    call text): the situations a step's counterfactual dependence is judged on."""
+def episodes_with_tool(conn: Connection, tenant: str, tool_name: str, limit: int) -> list[str]:
+    """The latest ``limit`` episodes (newest first) that called ``tool_name`` with any arguments."""
     statement = (
         select(deltas.c.episode_id)
-        .join(events, events.c.id == deltas.c.event_id)
-        .where(
-            deltas.c.tenant == tenant,
-            deltas.c.tool_name == tool_name,
-            deltas.c.episode_id.is_not(None),
-            events.c.kind == "tool_call",
-            events.c.text == text,
-        )
+        .where(deltas.c.tenant == tenant, deltas.c.tool_name == tool_name, deltas.c.episode_id.is_not(None))
         .order_by(deltas.c.ts.desc())
-        .limit(limit * 4)
+        .limit(limit * 8)
     )
     return list(dict.fromkeys(conn.execute(statement).scalars()))[:limit]
 
 
-def episode_calls_and_results(conn: Connection, tenant: str, episode_ids: Sequence[str]) -> dict[str, tuple[set[tuple[str, str]], bool | None]]:
-    """``episode -> ({(tool, call text)}, succeeded)``: the calls each episode made and how it
-    ended — the reward ``record_outcome`` gave it, else its ``outcome`` event, else None."""
+def episode_traces(conn: Connection, tenant: str, episode_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``episode -> {"opening": [texts], "calls": [(tool, text, args, errored)], "succeeded": bool
+    | None}``: what each episode was asked (the messages before its first tool call), the calls it
+    made in order (``errored``: every result of the call failed), and how it ended — the reward
+    ``record_outcome`` gave it, else its ``outcome`` event."""
     ids = sorted(set(episode_ids))
-    calls: dict[str, set[tuple[str, str]]] = {e: set() for e in ids}
-    ended: dict[str, bool] = {}
+    traces: dict[str, dict[str, Any]] = {e: {"opening": [], "calls": [], "succeeded": None} for e in ids}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        statement = select(events.c.episode_id, events.c.kind, events.c.tool_name, events.c.text, events.c.meta).where(
-            events.c.tenant == tenant, events.c.episode_id.in_(chunk), events.c.kind.in_(("tool_call", "outcome"))
-        ).order_by(events.c.ts, events.c.seq)
-        for episode, kind, tool, text, meta in conn.execute(statement):
-            if kind == "tool_call":
-                calls[episode].add((tool or "", text or ""))
-            elif isinstance((meta or {}).get("success"), bool):
-                ended[episode] = meta["success"]
+        statement = (
+            select(events.c.id, events.c.episode_id, events.c.kind, events.c.tool_name, events.c.text,
+                   events.c.tool_args, events.c.meta, events.c.parent_ids)  # fmt: skip
+            .where(events.c.tenant == tenant, events.c.episode_id.in_(chunk),
+                   events.c.kind.in_(("message", "tool_call", "tool_result", "outcome")))  # fmt: skip
+            .order_by(events.c.ts, events.c.seq)
+        )
+        results: dict[str, list[bool]] = {}
+        call_rows: dict[str, list[Any]] = {}
+        for row in conn.execute(statement):
+            trace = traces[row.episode_id]
+            if row.kind == "message" and not trace["calls"] and row.text:
+                trace["opening"].append(row.text)
+            elif row.kind == "tool_call":
+                call_rows.setdefault(row.episode_id, []).append(row)
+                trace["calls"].append(None)  # filled below, once its results are known
+            elif row.kind == "tool_result":
+                for parent in row.parent_ids or ():
+                    results.setdefault(parent, []).append(result_failed(row.meta or {}))
+            elif row.kind == "outcome" and isinstance((row.meta or {}).get("success"), bool):
+                trace["succeeded"] = row.meta["success"]
+        for episode, rows in call_rows.items():
+            traces[episode]["calls"] = [
+                (row.tool_name or "", row.text or "", row.tool_args, bool(results.get(row.id)) and all(results[row.id]))
+                for row in rows
+            ]
         statement = select(utility_updates.c.episode_id, utility_updates.c.reward).where(
             utility_updates.c.tenant == tenant, utility_updates.c.episode_id.in_(chunk), utility_updates.c.source == "outcome"
         ).order_by(utility_updates.c.id)
         for episode, reward in conn.execute(statement):
-            ended[episode] = reward > 0
-    return {e: (calls[e], ended.get(e)) for e in ids}
+            traces[episode]["succeeded"] = reward > 0
+    return traces
+
+
+FAILED_STATUS = frozenset({"error", "failed", "failure"})
+
+
+def result_failed(meta: dict[str, Any]) -> bool:
+    """A tool result that reports a failure: ``meta.error`` or a failed ``status``, as the
+    adapters record them."""
+    return meta.get("error") is True or str(meta.get("status", "")).lower() in FAILED_STATUS
