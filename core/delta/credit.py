@@ -264,9 +264,7 @@ RIDGE = 0.5
 """Ridge penalty of :func:`step_effects`: shrinks effects seen in a handful of episodes toward 0."""
 
 
-def step_effects(
-    history: Sequence[tuple[Any, Collection[Any], bool]], focus: Any = None, ridge: float = RIDGE
-) -> dict[Any, float]:
+def step_effects(history: Sequence[tuple[Any, Collection[Any], bool]], ridge: float = RIDGE) -> dict[Any, float]:
     """How much each step raised the chance of success, from ``history`` = ``(stratum, steps
     made, succeeded)`` per episode, the stratum being what else decided the outcome (the
     terminal call).
@@ -281,45 +279,33 @@ def step_effects(
     * **the other steps** — a step that happened to come with a needed one (logs read in the
       runs that also ran the migration) gets its own effect, not the migration's.
 
-    A step's effect is pooled over the strata (what one task's runs teach about reading logs
-    holds for the next task's); with ``focus``, the effects are those *in that stratum*: each
-    step gets a second term for its deviation there, shrunk toward the pooled effect by the same
-    ridge, so a migration that only one service needs is not averaged away by the services that
-    do not. Only steps made in some but not all episodes of at least one stratum have an effect
-    (the others have no contrast and are left out). Steps always made together share it.
+    A step's effect is pooled over the strata: what one task's runs teach about reading logs
+    holds for the next task's. The price: a step only some tasks need (a migration one service
+    has pending) gets its average effect, lower than its effect where it is needed. Only steps
+    made in some but not all episodes of at least one stratum have an effect (the others have
+    no contrast and are left out). Steps always made together share it.
 
     >>> e = step_effects([("d", {"m", "l"}, True), ("d", {"l"}, False), ("d", {"m"}, True), ("d", set(), False), ("d", {"m", "l"}, True)])
     >>> round(e["m"], 2), round(e["l"], 1)
     (0.7, 0.0)
-    >>> runs = [(s, {"m"}, True) for s in "abcd"] + [(s, set(), True) for s in "abcd"] + [("e", {"m"}, True), ("e", set(), False)]
-    >>> round(step_effects(runs)["m"], 2), round(step_effects(runs, focus="e")["m"], 2)
-    (0.17, 0.55)
     """
     strata: dict[Any, list[tuple[Collection[Any], bool]]] = {}
     for stratum, made, ok in history:
         strata.setdefault(stratum, []).append((made, ok))
-
-    def varying_in(rows: list[tuple[Collection[Any], bool]]) -> set[Any]:
-        return {step for made, _ in rows for step in made if not all(step in m for m, _ in rows)}
-
-    varying = sorted({step for rows in strata.values() for step in varying_in(rows)}, key=repr)
+    varying = sorted(
+        {step for rows in strata.values() for made, _ in rows for step in made if not all(step in m for m, _ in rows)},
+        key=repr,
+    )
     if not varying:
         return {}
-    local = sorted(varying_in(strata.get(focus, [])), key=repr) if focus is not None else []
     blocks, targets = [], []
-    for stratum, rows in strata.items():
+    for rows in strata.values():
         if len(rows) < 2:
             continue
-        x = np.array(
-            [[1.0 if step in made else 0.0 for step in varying]
-             + [1.0 if stratum == focus and step in made else 0.0 for step in local] for made, _ in rows]
-        )  # fmt: skip
+        x = np.array([[1.0 if step in made else 0.0 for step in varying] for made, _ in rows])
         y = np.array([1.0 if ok else 0.0 for _, ok in rows])
         blocks.append(x - x.mean(axis=0))
         targets.append(y - y.mean())
     x, y = np.vstack(blocks), np.concatenate(targets)
-    fitted = np.linalg.solve(x.T @ x + ridge * np.eye(x.shape[1]), x.T @ y)
-    effects = {step: float(value) for step, value in zip(varying, fitted)}
-    for step, deviation in zip(local, fitted[len(varying) :]):
-        effects[step] += float(deviation)
-    return effects
+    effects = np.linalg.solve(x.T @ x + ridge * np.eye(len(varying)), x.T @ y)
+    return {step: float(value) for step, value in zip(varying, effects)}

@@ -267,8 +267,8 @@ def _relevance(
     The evidence is the latest :data:`CONTRAST_EPISODES` other episodes that called the same
     terminal tool. Steps are compared as *patterns* (:func:`~deltacore.delta.credit.call_pattern`:
     the values a call took from its task abstracted), within strata of episodes that ended in the
-    same terminal call, controlling for the other steps, pooled over the strata and adjusted to this
-    episode's own (:func:`~deltacore.delta.credit.step_effects`).
+    same terminal call, controlling for the other steps, pooled over the strata
+    (:func:`~deltacore.delta.credit.step_effects`).
     For a success the relevance is the step's effect on the chance of success; for a failure its opposite (a step
     that usually comes with success is not to blame); clipped to [0, 1]. A step with no contrast
     yet is left out (the temporal rule applies unchanged).
@@ -292,7 +292,7 @@ def _relevance(
     history.append(((terminal.tool_name, terminal.text or ""), set(pattern.values()), reward > 0))
     failed = _failed_calls(rows, parents)
     went_through = {(row.tool_name, row.text or "") for row in calls if row.delta_id not in failed}
-    effects = credit_rules.step_effects(history, focus=(terminal.tool_name, terminal.text or ""))
+    effects = credit_rules.step_effects(history)
     sign = 1.0 if reward > 0 else -1.0
     found: dict[str, float] = {}
     for row in calls:
