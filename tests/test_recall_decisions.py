@@ -130,17 +130,19 @@ def test_confidence_grows_with_evidence(memory):
     assert memory.recall_decisions("deploy api to prod", min_confidence=min(1.0, five + 0.01)) == []
 
 
-def test_deterministic_and_fast(memory):
+def test_deterministic(memory):
+    # Speed is measured in benchmarks/self_learning.py, not asserted here (a timed test only
+    # measures how loaded the machine is).
     for i in range(60):
         service = f"svc{i % 12}"
         args = {"service": service, "env": "prod", "strategy": "canary" if i % 3 else "rolling"}
         _episode(memory, f"deploy {service} to prod", [("deploy", args, False)], 1.0 if i % 3 else -1.0)
+    def recalled():  # what was recalled and in which order; `utility` decays with the clock
+        return [(d.event_id, d.args, d.outcome, d.expected_reward, d.confidence, d.score)
+                for d in memory.recall_decisions("deploy svc4 to prod", top_k=5)]  # fmt: skip
+
+    assert recalled() == recalled()
     first = memory.recall_decisions("deploy svc4 to prod", top_k=5)
-    assert first == memory.recall_decisions("deploy svc4 to prod", top_k=5)
-    started = time.perf_counter()
-    for _ in range(10):
-        memory.recall_decisions("deploy svc4 to prod", top_k=5)
-    assert (time.perf_counter() - started) / 10 < 0.5  # seconds per recall over 60 episodes
     assert first[0].args["service"] == "svc4" and first[0].outcome == "worked"
 
 
