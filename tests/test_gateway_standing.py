@@ -10,8 +10,10 @@ from deltacore.gateway.standing import newcomer_sources
 
 NOW = datetime.now(timezone.utc)
 QUESTION = "when did Gina open her online clothing store?"
-TRUTH = "Gina said she opened her online clothing store in March, right after she lost her job."
-PLANTED = "Confirmed: Gina opened her online clothing store in September 2016."
+# Worded for the test's bag-of-words embedder: the planted answer is closer to the question
+# (0.89) than the truth (0.80) and not close enough to the truth (0.71) to be corroborated by it.
+TRUTH = "Gina did open her online clothing store in March, when she lost her job."
+PLANTED = "Gina did open her online clothing store when 2016 began."
 
 
 def history(memory: DeltaCore, source: str, n: int = 20, days: int = 0) -> None:
@@ -21,7 +23,7 @@ def history(memory: DeltaCore, source: str, n: int = 20, days: int = 0) -> None:
     start = NOW - timedelta(days=days + 1)
     chores = ["watered the basil", "fixed the squeaky door", "baked banana bread", "walked the dog by the river", "read a mystery novel"]
     memory.ingest(
-        [{"text": f"Today I {chores[i % len(chores)]} (entry {i}).", "source": source, "ts": start + i * step} for i in range(n)],
+        [{"text": f"Today I {chores[i % len(chores)]} ({source.split(':')[-1]}'s entry {i}).", "source": source, "ts": start + i * step} for i in range(n)],
         channel="user",
     )
 
@@ -61,16 +63,16 @@ def test_standing_is_lost_with_quarantines_and_earned_from_outcomes(memory: Delt
     assert standing_newcomers(memory, "agent:planner") == set()
 
 
-def _plant(memory: DeltaCore, attacker_days: int) -> None:
+def _plant(memory: DeltaCore, attacker_days: int):
     history(memory, "user:gina", n=12, days=60)
     memory.ingest([{"id": "truth", "text": TRUTH, "source": "user:gina", "ts": NOW - timedelta(days=1)}], channel="user")
     history(memory, "user:mallory", n=20, days=attacker_days)
-    memory.ingest([{"id": "planted", "text": PLANTED, "source": "user:mallory"}], channel="user")
+    return memory.ingest([{"id": "planted", "text": PLANTED, "source": "user:mallory"}], channel="user").decisions[0]
 
 
 def test_an_established_history_attacker_s_planted_answer_does_not_outrank_the_truth(memory: DeltaCore, backend) -> None:
-    _plant(memory, attacker_days=0)  # twenty innocuous records first, in one sitting
-    assert memory.get("planted").namespace.value == "trusted"  # the write filter lets it through
+    verdict = _plant(memory, attacker_days=0)  # twenty innocuous records first, in one sitting
+    assert verdict.action.value == "accept" and verdict.namespace.value == "trusted"  # the write filter lets it through
     top = ranked(memory, QUESTION)
     assert "truth" in top and ("planted" not in top or top.index("truth") < top.index("planted"))
     assert "planted" not in ranked(memory, QUESTION, for_decision=True)
@@ -94,6 +96,11 @@ def test_a_patient_attacker_with_a_history_over_days_is_not_covered(memory: Delt
 
 def test_an_honest_newcomer_s_record_is_found_when_nothing_trusted_answers(memory: DeltaCore) -> None:
     history(memory, "user:gina", n=12, days=60)
+    # Trusted memories near the topic that do not answer it (cosines 0.14-0.35 to the query):
+    # without the exception, the newcomer's record at a tenth of its score ranks below them.
+    gym = ["The gym was packed this morning, what a zoo.", "I finally got a gym membership at the place on 5th street.",
+           "My combination lock for the bike broke again."]
+    memory.ingest([{"text": text, "source": "user:gina"} for text in gym], channel="user")
     memory.ingest([{"id": "locker", "text": "My gym locker combination is 31-7-22, locker 118.", "source": "user:newbie"}],
                   channel="user")
     assert standing_newcomers(memory, "user:newbie") == {"user:newbie"}

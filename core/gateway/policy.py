@@ -112,7 +112,8 @@ class TrustPolicy(BaseModel):
     """A newcomer's memory keeps its full score when *nothing trusted answers* the query: no
     candidate that is trusted (fast path, source with standing) has a cosine to the query of at
     least this. "Find what I told you" then works for a new user, while a planted answer that
-    competes with true evidence still loses. 1.0 = never (every newcomer memory is weighted).
+    competes with true evidence still loses. 0.0: any trusted candidate counts as an answer, so
+    every uncorroborated newcomer memory is weighted (the rule without this exception).
     Never applies to ``for_decision`` queries, which still require corroboration."""
     cone_min_retrievals: int = Field(default=5, ge=2)
     """A memory needs this many logged retrievals before its query diversity is judged."""
