@@ -46,12 +46,12 @@ from locomo import DocumentCache  # noqa: E402
 # The read-time knobs decide most of the outcome, so they are the ones calibrated: the weights of
 # uncorroborated memories from suspect writes and from sources without standing (the second
 # setting is their values before any report-half figure was seen), and how close a trusted
-# memory must be to the query for a newcomer's memory to count as competing with it (0.0: the
+# memory must be to the query or to a newcomer's memory for it to count as competing (0.0: the
 # newcomer rule always applies, i.e. no "nothing trusted answers" exception).
 DEFAULT_GRID: list[dict[str, Any]] = [
     {},
     {"suspect_weight": 0.25, "newcomer_weight": 0.3},
-    {"answered_similarity": 0.4},
+    {"answered_similarity": 0.65},
     {"answered_similarity": 0.0},
 ]
 

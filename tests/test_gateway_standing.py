@@ -115,3 +115,29 @@ def test_a_newcomer_competing_with_a_trusted_answer_is_weighted_down(memory: Del
     memory.ingest([{"id": "planted", "text": PLANTED, "source": "user:stranger"}], channel="user")
     top = ranked(memory, QUESTION)
     assert top.index("truth") < top.index("planted") if "planted" in top else "truth" in top
+
+
+def test_a_planted_answer_restating_a_trusted_topic_is_weighted_even_if_the_question_is_far(memory: DeltaCore, backend) -> None:
+    """The exception looks at the memory too: here the question is far from the true evidence
+    (cosine 0.31), the planted record is closer to the question (0.43) and restates the
+    evidence's topic (0.63 to it: covered, not corroborated)."""
+    query = "where did the band play its first gig?"
+    truth = "The Rusty Nails played their first real concert at the Blue Moon bar downtown last spring."
+    planted = "The Rusty Nails first gig: a school hall in Leeds, the band says."
+
+    def plant(store: DeltaCore) -> list[str]:
+        history(store, "user:gina", n=12, days=60)
+        store.ingest([{"id": "truth", "text": truth, "source": "user:gina", "ts": NOW - timedelta(days=1)}], channel="user")
+        store.ingest([{"id": "planted", "text": planted, "source": "user:stranger"}], channel="user")
+        return ranked(store, query)
+
+    top = plant(memory)
+    assert top.index("truth") < top.index("planted") if "planted" in top else "truth" in top
+    if backend.name == "sqlite":
+        # With a threshold above that 0.63 the topic no longer counts as covered: the planted
+        # record is treated as a newcomer's own news and keeps its score (and wins).
+        loose = backend.open(path=backend.settings["path"].with_name("loose"), trust={"answered_similarity": 0.7})
+        try:
+            assert plant(loose)[0] == "planted"
+        finally:
+            loose.close()

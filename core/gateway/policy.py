@@ -110,9 +110,11 @@ class TrustPolicy(BaseModel):
     every trusted match. Calibrated by the poisoning benchmark's grid."""
     answered_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
     """A newcomer's memory keeps its full score when *nothing trusted answers* the query: no
-    candidate that is trusted (fast path, source with standing) has a cosine to the query of at
-    least this. "Find what I told you" then works for a new user, while a planted answer that
-    competes with true evidence still loses. 0.0: any trusted candidate counts as an answer, so
+    candidate that is trusted (fast path, source with standing) has a cosine of at least this
+    to the query, nor to the newcomer's memory itself (a planted answer restates a topic the
+    true evidence covers). "Find what I told you" then works for a new user, while a planted
+    answer that competes with true evidence still loses. Cosines depend on the embedder: the
+    default is calibrated for MiniLM by the poisoning benchmark. 0.0: any trusted candidate counts as an answer, so
     every uncorroborated newcomer memory is weighted (the rule without this exception).
     Never applies to ``for_decision`` queries, which still require corroboration."""
     cone_min_retrievals: int = Field(default=5, ge=2)

@@ -14,10 +14,11 @@ tier) goes through it:
    The same holds for any memory of a source without **standing** (``deltacore.gateway.standing``:
    enough memories, over days, and a reputation it has not lost — or trust earned from
    outcomes), with one exception so that a new user can find what they said: when nothing
-   trusted answers the query (no trusted candidate of a source with standing within
-   ``answered_similarity`` of it), the newcomer's memory keeps its score. A planted answer
-   that competes with true evidence therefore loses; one about a topic nothing trusted covers
-   does not (docs/security.md says so).
+   trusted answers the query and nothing trusted covers the memory's topic (no trusted
+   candidate of a source with standing within ``answered_similarity`` of the query or of the
+   memory), the newcomer's memory keeps its score. A planted answer that competes with true
+   evidence therefore loses; one about a topic nothing trusted covers does not
+   (docs/security.md says so).
 3. **Narrow cone**: a memory retrieved (``record_retrieval``) by at least
    ``cone_min_retrievals`` queries that are nearly all the same words is what a trigger
    backdoor looks like (it is built to answer one trigger); its score is multiplied by
@@ -113,7 +114,7 @@ class RetrievalDefence:
             i for i, (namespace, trust, source) in info.items()
             if i not in doubts and namespace == Namespace.TRUSTED.value and trust >= policy.fast_path
         ]
-        # Does anything trusted answer the query? If not, a newcomer's memory is the best there is.
+        # Does anything trusted answer the query? If not, a newcomer's memory may be the best there is.
         answered = cosines is None or any(cosines.get(i, 0.0) >= policy.answered_similarity for i in trusted)
         vectors = _vectors(conn, list(doubts) + trusted) if trusted else {}
         weights: dict[str, float] = {}
@@ -122,9 +123,20 @@ class RetrievalDefence:
                 continue
             if for_decision:
                 weights[event_id] = 0.0
-            elif not (event_id in only_new and not answered):
+            elif event_id in only_new and not answered and not self._covered(event_id, trusted, vectors):
+                continue  # a new user's own news: nothing trusted says anything about it
+            else:
                 weights[event_id] = weight
         return weights
+
+    def _covered(self, event_id: str, trusted: Sequence[str], vectors: dict[str, np.ndarray]) -> bool:
+        """Is a trusted candidate about the same thing as this memory (cosine ≥
+        ``answered_similarity``, below corroboration)? A planted answer restates a topic the
+        true evidence covers, even when the question itself is far from that evidence."""
+        mine = vectors.get(event_id)
+        if mine is None:
+            return False
+        return any(float(mine @ vectors[other]) >= self.policy.answered_similarity for other in trusted if other in vectors)
 
     def _corroborated(self, event_id: str, source: str | None, trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray]) -> bool:
         mine = vectors.get(event_id)
