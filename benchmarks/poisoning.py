@@ -260,13 +260,16 @@ def _drop(before: float | None, after: float | None) -> float | None:
 
 def _choose(calibration: list[dict[str, Any]]) -> dict[str, Any]:
     """Among the settings that keep benign false positives ≤ 2% and the recall drop ≤ 2 points
-    on the calibration half, the one with the lowest worst-case end-to-end success (ties: the
-    one that leaves more of the newcomers' records findable by their own text, then the
-    earlier, i.e. closer to the defaults). If none keeps both, the lowest false-positive rate."""
+    on the calibration half, the one with the lowest worst-case end-to-end success. Ties (e.g.
+    when the worst family is one no setting affects) go to the lower second-worst family, then
+    third-worst, and so on; then to the setting that leaves more of the newcomers' records
+    findable by their own text; then to the earlier, i.e. closer to the defaults. If none keeps
+    both, the lowest false-positive rate."""
     ok = [c for c in calibration if (c["benign_fp"] or 0) <= TARGETS["benign_fp"]
           and (c["recall_drop_points"] or 0) <= TARGETS["recall_drop_points"]]
     if ok:
-        return min(ok, key=lambda c: (c["worst_e2e_at_5"], -(c.get("newcomer_own_text_at_5") or 0)))
+        return min(ok, key=lambda c: (sorted((v or 0 for v in c["e2e_by_family"].values()), reverse=True),
+                                      -(c.get("newcomer_own_text_at_5") or 0)))
     return min(calibration, key=lambda c: c["benign_fp"] or 0)
 
 
