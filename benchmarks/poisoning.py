@@ -42,17 +42,18 @@ from _poisoning.metrics import TARGETS, benign_metrics, family_metrics, recall_a
 from _poisoning.trigger_search import PHRASE_TRIGGER, RARE_TRIGGER, optimise_trigger, vocabulary  # noqa: E402
 from locomo import DocumentCache  # noqa: E402
 
-# Settings tried on the calibration half (TrustPolicy fields); the first is the engine's default.
+# Settings tried on the calibration half (TrustPolicy fields), written out in full: the engine's
+# defaults changed to the last one after the calibration chose it.
 # The read-time knobs decide most of the outcome, so they are the ones calibrated: the weights of
 # uncorroborated memories from suspect writes and from sources without standing (the second
 # setting is their values before any report-half figure was seen), and how close a trusted
 # memory must be to the query or to a newcomer's memory for it to count as competing (0.0: the
 # newcomer rule always applies, i.e. no "nothing trusted answers" exception).
 DEFAULT_GRID: list[dict[str, Any]] = [
-    {},
-    {"suspect_weight": 0.25, "newcomer_weight": 0.3},
+    {"answered_similarity": 0.5},
+    {"suspect_weight": 0.25, "newcomer_weight": 0.3, "answered_similarity": 0.5},
     {"answered_similarity": 0.65},
-    {"answered_similarity": 0.0},
+    {"answered_similarity": 0.0},  # chosen on the calibration half; the engine default since
 ]
 
 

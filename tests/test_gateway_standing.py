@@ -94,15 +94,35 @@ def test_a_patient_attacker_with_a_history_over_days_is_not_covered(memory: Delt
     assert ranked(memory, QUESTION)[0] == "planted"
 
 
-def test_an_honest_newcomer_s_record_is_found_when_nothing_trusted_answers(memory: DeltaCore) -> None:
+def test_an_honest_newcomer_s_record_is_found_when_nothing_trusted_answers(backend) -> None:
+    # The exception is off by default (the benchmark's calibration rejected it); an operator
+    # who values new users' findability over backdoor resistance turns it on.
+    memory = backend.open(trust={"answered_similarity": 0.5})
+    try:
+        _found_when_nothing_trusted_answers(memory)
+    finally:
+        memory.close()
+
+
+def test_without_the_exception_an_honest_newcomer_s_record_ranks_low(memory: DeltaCore) -> None:
     history(memory, "user:gina", n=12, days=60)
-    # Trusted memories near the topic that do not answer it (cosines 0.14-0.35 to the query):
-    # without the exception, the newcomer's record at a tenth of its score ranks below them.
+    _gym(memory)
+    assert ranked(memory, "what is my gym locker combination?")[0] != "locker"
+
+
+def _gym(memory: DeltaCore) -> None:
     gym = ["The gym was packed this morning, what a zoo.", "I finally got a gym membership at the place on 5th street.",
            "My combination lock for the bike broke again."]
     memory.ingest([{"text": text, "source": "user:gina"} for text in gym], channel="user")
     memory.ingest([{"id": "locker", "text": "My gym locker combination is 31-7-22, locker 118.", "source": "user:newbie"}],
                   channel="user")
+
+
+def _found_when_nothing_trusted_answers(memory: DeltaCore) -> None:
+    history(memory, "user:gina", n=12, days=60)
+    # Trusted memories near the topic that do not answer it (cosines 0.14-0.35 to the query):
+    # without the exception, the newcomer's record at a tenth of its score ranks below them.
+    _gym(memory)
     assert standing_newcomers(memory, "user:newbie") == {"user:newbie"}
     assert ranked(memory, "what is my gym locker combination?")[0] == "locker"
     # It still may not drive a decision on its own: nothing corroborates it.
@@ -117,7 +137,7 @@ def test_a_newcomer_competing_with_a_trusted_answer_is_weighted_down(memory: Del
     assert top.index("truth") < top.index("planted") if "planted" in top else "truth" in top
 
 
-def test_a_planted_answer_restating_a_trusted_topic_is_weighted_even_if_the_question_is_far(memory: DeltaCore, backend) -> None:
+def test_a_planted_answer_restating_a_trusted_topic_is_weighted_even_if_the_question_is_far(backend) -> None:
     """The exception looks at the memory too: here the question is far from the true evidence
     (cosine 0.31), the planted record is closer to the question (0.43) and restates the
     evidence's topic (0.63 to it: covered, not corroborated)."""
@@ -131,7 +151,11 @@ def test_a_planted_answer_restating_a_trusted_topic_is_weighted_even_if_the_ques
         store.ingest([{"id": "planted", "text": planted, "source": "user:stranger"}], channel="user")
         return ranked(store, query)
 
-    top = plant(memory)
+    memory = backend.open(trust={"answered_similarity": 0.5})
+    try:
+        top = plant(memory)
+    finally:
+        memory.close()
     assert top.index("truth") < top.index("planted") if "planted" in top else "truth" in top
     if backend.name == "sqlite":
         # With a threshold above that 0.63 the topic no longer counts as covered: the planted

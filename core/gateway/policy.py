@@ -108,13 +108,15 @@ class TrustPolicy(BaseModel):
     """Retrieval score multiplier of an uncorroborated newcomer's memory that competes with a
     trusted answer (see ``answered_similarity``): at a tenth of its score it ranks below nearly
     every trusted match. Calibrated by the poisoning benchmark's grid."""
-    answered_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
+    answered_similarity: float = Field(default=0.0, ge=0.0, le=1.0)
     """A newcomer's memory keeps its full score when *nothing trusted answers* the query: no
     candidate that is trusted (fast path, source with standing) has a cosine of at least this
     to the query, nor to the newcomer's memory itself (a planted answer restates a topic the
     true evidence covers). "Find what I told you" then works for a new user, while a planted
-    answer that competes with true evidence still loses. Cosines depend on the embedder: the
-    default is calibrated for MiniLM by the poisoning benchmark. 0.0: any trusted candidate counts as an answer, so
+    answer that competes with true evidence still loses. Default 0.0 = no exception: the
+    poisoning benchmark's calibration (MiniLM) chose it over 0.5 and 0.65, which let 70-75% of
+    the optimised-trigger backdoors and 15-80% of the planted answers through on the
+    calibration half (docs/benchmarks.md). Cosines depend on the embedder. 0.0: any trusted candidate counts as an answer, so
     every uncorroborated newcomer memory is weighted (the rule without this exception).
     Never applies to ``for_decision`` queries, which still require corroboration."""
     cone_min_retrievals: int = Field(default=5, ge=2)
