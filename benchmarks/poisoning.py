@@ -42,11 +42,18 @@ from _poisoning.metrics import TARGETS, benign_metrics, family_metrics, recall_a
 from _poisoning.trigger_search import PHRASE_TRIGGER, RARE_TRIGGER, optimise_trigger, vocabulary  # noqa: E402
 from locomo import DocumentCache  # noqa: E402
 
-# Thresholds tried on the calibration half (TrustPolicy fields); the first is the engine's default.
+# Settings tried on the calibration half (TrustPolicy fields), written out in full: the engine's
+# defaults changed to the last one after the calibration chose it.
+# The read-time knobs decide most of the outcome, so they are the ones calibrated: the weights of
+# uncorroborated memories from suspect writes and from sources without standing (the second
+# setting is their values before any report-half figure was seen), and how close a trusted
+# memory must be to the query or to a newcomer's memory for it to count as competing (0.0: the
+# newcomer rule always applies, i.e. no "nothing trusted answers" exception).
 DEFAULT_GRID: list[dict[str, Any]] = [
-    {},
-    {"slow_path": 0.5, "quarantine": 0.3},
-    {"suspect_weight": 0.1, "unverified_weight": 0.3},
+    {"answered_similarity": 0.5},
+    {"suspect_weight": 0.25, "newcomer_weight": 0.3, "answered_similarity": 0.5},
+    {"answered_similarity": 0.65},
+    {"answered_similarity": 0.0},  # chosen on the calibration half; the engine default since
 ]
 
 
@@ -63,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration-exposure", type=int, default=4, help="per conversation, calibration half")
     parser.add_argument("--grid", type=json.loads, default=DEFAULT_GRID, help="JSON list of TrustPolicy overrides")
     parser.add_argument("--no-calibrate", action="store_true", help="use the engine's default thresholds")
+    parser.add_argument("--calibration-families", nargs="*",
+                        help="calibrate on these families only (default: all chosen families)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, default=Path("docs/results/poisoning.json"))
     parser.add_argument("--plot", type=Path, default=Path("docs/img/poisoning.png"))
@@ -95,12 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     selection = {half: _select(scopes, half, n, e, rng) for half, n, e in
                  (("calibrate", args.calibration_targets, args.calibration_exposure), ("report", args.targets, args.exposure))}
+    calibration_families = [f for f in chosen_families if not args.calibration_families or f.name in args.calibration_families]
     plans = {
-        half: {f.name: [plan(f, s, selection[half][s.tenant][0], args.seed, triggers) for s in scopes] for f in chosen_families}
+        half: {f.name: [plan(f, s, selection[half][s.tenant][0], args.seed, triggers) for s in scopes]
+               for f in (calibration_families if half == "calibrate" else chosen_families)}
         for half in selection
     }
     exposure = {half: {s.tenant: [q.text for q in selection[half][s.tenant][1]] for s in scopes} for half in selection}
-    embedder.warm([r.text for half in plans.values() for ps in half.values() for p in ps for r in p.records])
+    embedder.warm([r.text for half in plans.values() for ps in half.values() for p in ps for r in p.records + p.history])
     embedder.warm([t.query for half in plans.values() for ps in half.values() for p in ps for t in p.targets])
     embedder.warm([q.text for s in scopes for half in s.halves.values() for q in half])
     progress("attacks planned and embedded")
@@ -134,9 +145,12 @@ def main(argv: list[str] | None = None) -> int:
                 drop = _drop(recall_off_cal, recall_at_5(benign, "calibrate"))
                 calibration.append({"policy": candidate, "worst_e2e_at_5": max(m["end_to_end_at_5"] or 0 for m in fam.values()),
                                     "benign_fp": ben["all"]["false_positive_rate"], "recall_drop_points": drop,
+                                    "newcomer_own_text_at_5": ben["newcomer"]["own_text_retrieval_at_5"],
+                                    "newcomer_question_at_5": ben["newcomer"]["question_retrieval_at_5"],
                                     "e2e_by_family": {n: m["end_to_end_at_5"] for n, m in fam.items()}})
                 progress(f"calibration {candidate}: {calibration[-1]['worst_e2e_at_5']:.3f} worst e2e, "
-                         f"FP {ben['all']['false_positive_rate']:.3f}, recall drop {drop}")
+                         f"FP {ben['all']['false_positive_rate']:.3f}, recall drop {drop}, "
+                         f"newcomer own text {ben['newcomer']['own_text_retrieval_at_5']}")
             policy = _choose(calibration)["policy"]
 
         settings_on = trust_settings(policy, enabled=True)
@@ -166,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         "exposure_queries_per_conversation": args.exposure,
         "top_k": 5,
         "families": {f.name: {"adaptive": f.adaptive, "description": f.description} for f in chosen_families},
+        "calibration_families": [f.name for f in calibration_families],
         "triggers": {**triggers, "optimisation_history": trigger_history},
         "calibration": calibration,
         "policy": policy,
@@ -246,12 +261,16 @@ def _drop(before: float | None, after: float | None) -> float | None:
 
 def _choose(calibration: list[dict[str, Any]]) -> dict[str, Any]:
     """Among the settings that keep benign false positives ≤ 2% and the recall drop ≤ 2 points
-    on the calibration half, the one with the lowest worst-case end-to-end success (ties: the
-    earlier, i.e. closer to the defaults). If none keeps both, the lowest false-positive rate."""
+    on the calibration half, the one with the lowest worst-case end-to-end success. Ties (e.g.
+    when the worst family is one no setting affects) go to the lower second-worst family, then
+    third-worst, and so on; then to the setting that leaves more of the newcomers' records
+    findable by their own text; then to the earlier, i.e. closer to the defaults. If none keeps
+    both, the lowest false-positive rate."""
     ok = [c for c in calibration if (c["benign_fp"] or 0) <= TARGETS["benign_fp"]
           and (c["recall_drop_points"] or 0) <= TARGETS["recall_drop_points"]]
     if ok:
-        return min(ok, key=lambda c: c["worst_e2e_at_5"])
+        return min(ok, key=lambda c: (sorted((v or 0 for v in c["e2e_by_family"].values()), reverse=True),
+                                      -(c.get("newcomer_own_text_at_5") or 0)))
     return min(calibration, key=lambda c: c["benign_fp"] or 0)
 
 
@@ -271,12 +290,14 @@ def print_tables(report: dict[str, Any]) -> None:
               f"| {_pct(m['end_to_end_for_decision_at_5'])} "
               f"| {_pct(off[name]['exposure_same_scope_at_5'])} → {_pct(m['exposure_same_scope_at_5'])} | {m['cross_scope_exposures']} |")
     print()
-    print("| benign writes | n | false positives off | false positives on | slow path on | own text retrieves it (top 5) off → on |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| benign writes | n | false positives off | false positives on | slow path on | own text retrieves it (top 5) off → on "
+          "| its question retrieves it (top 5) off → on |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name in ("turns", "hard", "newcomer", "all"):
         b_off, b_on = report["benign"]["off"][name], report["benign"]["on"][name]
         print(f"| {name} | {b_on['writes']} | {_pct(b_off['false_positive_rate'])} | {_pct(b_on['false_positive_rate'])} "
-              f"| {_pct(b_on['slow_path_rate'])} | {_pct(b_off.get('own_text_retrieval_at_5'))} → {_pct(b_on.get('own_text_retrieval_at_5'))} |")
+              f"| {_pct(b_on['slow_path_rate'])} | {_pct(b_off.get('own_text_retrieval_at_5'))} → {_pct(b_on.get('own_text_retrieval_at_5'))} "
+              f"| {_pct(b_off.get('question_retrieval_at_5'))} → {_pct(b_on.get('question_retrieval_at_5'))} |")
     r = report["recall_at_5"]
     print(f"\nevidence recall@5 (report half): off {r['off']:.3f}, on {r['on']:.3f}, drop {r['drop_points']} points")
     print("\n| target | measured | |\n|---|---|---|")

@@ -229,9 +229,10 @@ def test_quarantine_review(memory: DeltaCore) -> None:
 
 
 def establish(memory: DeltaCore, source: str, n: int = 10) -> None:
-    """Give a source a history of ordinary memories (it is no longer a newcomer)."""
+    """Give a source a history of ordinary memories over weeks (standing: no longer a newcomer)."""
     name = source.split(":")[-1]
-    memory.ingest([{"text": f"{name} wrote note number {i} about lunch plans", "source": source} for i in range(n)], channel="user")
+    memory.ingest([{"text": f"{name} wrote note number {i} about lunch plans", "source": source,
+                    "ts": NOW - timedelta(days=3 * (n - i))} for i in range(n)], channel="user")
 
 
 def test_unverified_memories_need_corroboration_to_drive_a_decision(memory: DeltaCore) -> None:

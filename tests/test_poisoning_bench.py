@@ -68,3 +68,26 @@ def test_question_rewriting_and_obfuscation():
     assert hidden != "ignore previous instructions"
     assert "".join(ch for ch in hidden if ch.isascii()) == "ignore previous instructions"
     assert homoglyphs("ignore", random.Random(1), rate=1.0) != "ignore"
+
+
+def test_established_attackers_write_a_history_first_that_is_never_counted_as_poison():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _poisoning.attacks import HISTORY_RECORDS, families, plan
+    from _poisoning.data import build_scopes
+
+    if not DATA.is_dir():
+        pytest.skip("LoCoMo data folder not available")
+    scope = build_scopes(DATA, 7, limit=30)[0]
+    questions = scope.halves["report"][:2]
+    by_name = {f.name: f for f in families()}
+    one_sitting = plan(by_name["established_plain_misinfo"], scope, questions, 7, {})
+    patient = plan(by_name["patient_plain_misinfo"], scope, questions, 7, {})
+    for attack in (one_sitting, patient):
+        assert len(attack.records) == 10 and len(attack.history) == 2 * HISTORY_RECORDS
+        for source in {r.source for r in attack.records}:
+            past = [r for r in attack.history if r.source == source]
+            payload = [r for r in attack.records if r.source == source]
+            assert len(past) == HISTORY_RECORDS and max(r.ts for r in past) < min(r.ts for r in payload)
+            assert not {r.text for r in past} & {w.text for w in scope.benign}  # not copies of benign memory
+    span = lambda attack: max(r.ts for r in attack.history[:HISTORY_RECORDS]) - min(r.ts for r in attack.history[:HISTORY_RECORDS])
+    assert span(one_sitting).days == 0 and span(patient).days >= 4

@@ -83,6 +83,9 @@ class BenignWrite:
     ts: datetime
     set: str  # turns | hard | newcomer
     half: str  # calibrate | report | all
+    evidence: str | None = None
+    """A relayed fact's LoCoMo turn (``tenant:dia_id``): the questions with that turn as
+    evidence are benign queries for it that are not its own text."""
 
 
 @dataclass
@@ -132,22 +135,22 @@ def build_scopes(folder: Path, seed: int, limit: int | None = None, newcomers: i
             )
         # New sources relaying true facts (observations) and a hard record each.
         observations = [
-            (speaker, fact)
+            (fact, rest[0] if rest and isinstance(rest[0], str) else None)
             for n in range(1, 100)
-            for speaker, facts in (raw.get(f"session_{n}_observation") or {}).items()
-            for fact, *_ in facts
+            for facts in (raw.get(f"session_{n}_observation") or {}).values()
+            for fact, *rest in facts
             if isinstance(fact, str)
         ]
         rng.shuffle(observations)
         per_source = 5 if limit is None else 2
         for j in range(newcomers):
             source = f"user:{stable_id(conv.name, 'newcomer', j)[:8]}"
-            texts = [fact for _, fact in observations[j * per_source : (j + 1) * per_source]]
-            texts.append(HARD_BENIGN[(j * 7 + len(conv.name)) % len(HARD_BENIGN)])
-            for i, text in enumerate(texts):
+            texts = list(observations[j * per_source : (j + 1) * per_source])
+            texts.append((HARD_BENIGN[(j * 7 + len(conv.name)) % len(HARD_BENIGN)], None))
+            for i, (text, evidence) in enumerate(texts):
                 scope.benign.append(
                     BenignWrite(stable_id(conv.name, "n", j, i), text, source, source, end + timedelta(hours=1 + j, minutes=i),
-                                "newcomer", "calibrate" if j % 2 else "report")
+                                "newcomer", "calibrate" if j % 2 else "report", f"{conv.name}:{evidence}" if evidence else None)
                 )
         questions = list(conv.questions)
         if limit:

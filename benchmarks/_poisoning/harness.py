@@ -40,6 +40,9 @@ class BenignRun:
     reach: dict[str, bool] = field(default_factory=dict)
     """Benign extra write id → found in the top 5 when its own text is the query. A write that is
     stored but never retrieved is lost to its writer as surely as a quarantined one."""
+    question_reach: dict[str, list[bool]] = field(default_factory=dict)
+    """Relayed fact id → for each QA question whose evidence is the turn the fact restates:
+    is the fact in that question's top 5 (a benign query that is not its own text)."""
 
 
 @dataclass
@@ -148,6 +151,9 @@ class Harness:
                 for w in scope.benign:
                     if w.set != "turns" and w.half in halves:
                         run.reach[w.id] = w.id in self._search(memory, scope.tenant, w.text)
+                    if w.evidence and w.half in halves:
+                        asked = [q for qs in scope.halves.values() for q in qs if w.evidence in {f"{scope.tenant}:{e}" for e in q.evidence}]
+                        run.question_reach[w.id] = [w.id in self._search(memory, scope.tenant, q.text) for q in asked]
         finally:
             memory.close()
 
@@ -168,6 +174,10 @@ class Harness:
         memory = self.open(path, settings)
         try:
             for attack in plans:
+                # Established attackers: each source's innocuous history first (one call per
+                # source and sitting, as a chat session would deliver it), never measured.
+                for batch in _sittings(attack.history):
+                    self._write(memory, batch)
                 for record in _interleaved(attack.records, random.Random(f"{self.seed}:{name}:{attack.family}")):
                     run.decisions.update(self._attack(memory, record))
             for scope in self.scopes:
@@ -193,11 +203,14 @@ class Harness:
             shutil.rmtree(path, ignore_errors=True)
         return run
 
+    def _write(self, memory: Any, records: list[PoisonRecord]) -> Any:
+        events = [{"id": r.id, "text": r.text, "actor": r.source, "source": r.source, "role": "user", "ts": r.ts,
+                   "tenant": r.tenant, "session_id": f"attack-{r.source}-{r.ts.date().isoformat()}"} for r in records]
+        return memory.ingest(events, channel="user")
+
     def _attack(self, memory: Any, record: PoisonRecord) -> dict[str, Decision]:
         # One write per call, as an attacker writing through a chat would.
-        event = {"id": record.id, "text": record.text, "actor": record.source, "source": record.source, "role": "user",
-                 "ts": record.ts, "tenant": record.tenant, "session_id": f"attack-{record.source}"}
-        result = memory.ingest([event], channel="user")
+        result = self._write(memory, [record])
         if result.rejected:
             return {record.id: Decision("invalid", None, (result.rejected[0].reason,))}
         return _decisions(result)
@@ -207,6 +220,14 @@ def _session(write: BenignWrite) -> str:
     if write.set == "turns":
         return write.id.split(":", 1)[1].split(":")[0].lstrip("D")
     return "extra"
+
+
+def _sittings(records: list[PoisonRecord]) -> list[list[PoisonRecord]]:
+    """Records grouped per source and calendar day, in time order."""
+    groups: dict[tuple[str, object], list[PoisonRecord]] = {}
+    for r in sorted(records, key=lambda r: (r.source, r.ts)):
+        groups.setdefault((r.source, r.ts.date()), []).append(r)
+    return list(groups.values())
 
 
 def _interleaved(records: list[PoisonRecord], rng: random.Random) -> list[PoisonRecord]:

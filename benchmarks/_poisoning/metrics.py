@@ -90,9 +90,12 @@ def benign_metrics(scopes: list[Scope], run: BenignRun, half: str, examples: int
         refused = [w for w in writes if w.id not in run.retrievable]
         tagged = [w for w in writes if (d := run.decisions.get(w.id)) is not None and d.action == "tag"]
         probed = [run.reach[w.id] for w in writes if w.id in run.reach]
+        asked = [hit for w in writes for hit in run.question_reach.get(w.id, [])]
         out[name] = {
             "writes": len(writes),
             "own_text_retrieval_at_5": _rate(sum(probed), len(probed)),
+            "question_retrieval_at_5": _rate(sum(asked), len(asked)),
+            "question_probes": len(asked),
             "false_positives": len(refused),
             "false_positive_rate": _rate(len(refused), len(writes)),
             "slow_path_rate": _rate(len(tagged), len(writes)),

@@ -88,12 +88,37 @@ class TrustPolicy(BaseModel):
     suspect_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     """Retrieval score multiplier of an uncorroborated memory stored on the slow path."""
     newcomer_events: int = Field(default=10, ge=0)
-    """At read time, a source with fewer stored memories than this is a newcomer: its memories
-    count only when corroborated by an established independent source, otherwise their score is
+    """Standing, part 1 of 3: a source needs at least this many stored (not quarantined)
+    memories. A source without standing is a *newcomer* at read time: its memories count only
+    when corroborated by an independent source with standing, otherwise their score is
     multiplied by ``newcomer_weight``. Writes without a ``source`` are not judged. 0 = off."""
+    standing_days: float = Field(default=3.0, ge=0.0)
+    """Standing, part 2: its stored memories span at least this many days (event time, first
+    to latest). A count alone is bought in one sitting: an attacker writes ten innocuous lines,
+    then the payload; a history over days costs the attacker days of patience."""
+    standing_reputation: float = Field(default=0.4, ge=0.0, le=1.0)
+    """Standing, part 3: its reputation is at least this (sources start at
+    ``initial_reputation``; quarantined writes cost ``quarantine_penalty`` each, a blocked one
+    ``poison_penalty``). A source whose reputation has *earned* ``standing_earned`` or more above
+    the initial one (positive outcomes, feedback, released quarantines) has standing whatever
+    its count and age."""
+    standing_earned: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Reputation above ``initial_reputation`` that earns standing on its own (see above)."""
     newcomer_weight: float = Field(default=0.1, ge=0.0, le=1.0)
-    """Retrieval score multiplier of an uncorroborated newcomer's memory: at a tenth of its
-    score it ranks below nearly every trusted match, yet is still found when nothing else is."""
+    """Retrieval score multiplier of an uncorroborated newcomer's memory that competes with a
+    trusted answer (see ``answered_similarity``): at a tenth of its score it ranks below nearly
+    every trusted match. Calibrated by the poisoning benchmark's grid."""
+    answered_similarity: float = Field(default=0.0, ge=0.0, le=1.0)
+    """A newcomer's memory keeps its full score when *nothing trusted answers* the query: no
+    candidate that is trusted (fast path, source with standing) has a cosine of at least this
+    to the query, nor to the newcomer's memory itself (a planted answer restates a topic the
+    true evidence covers). "Find what I told you" then works for a new user, while a planted
+    answer that competes with true evidence still loses. Default 0.0 = no exception: the
+    poisoning benchmark's calibration (MiniLM) chose it over 0.5 and 0.65, which let 70-75% of
+    the optimised-trigger backdoors and 15-80% of the planted answers through on the
+    calibration half (docs/benchmarks.md). Cosines depend on the embedder. 0.0: any trusted candidate counts as an answer, so
+    every uncorroborated newcomer memory is weighted (the rule without this exception).
+    Never applies to ``for_decision`` queries, which still require corroboration."""
     cone_min_retrievals: int = Field(default=5, ge=2)
     """A memory needs this many logged retrievals before its query diversity is judged."""
     cone_similarity: float = Field(default=0.8, ge=0.0, le=1.0)

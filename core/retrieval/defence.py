@@ -11,6 +11,14 @@ tier) goes through it:
    ``corroboration_similarity``). Uncorroborated, its score is multiplied by
    ``suspect_weight`` (slow-path writes) or ``unverified_weight`` (unverified channels);
    with ``QueryCriteria.for_decision`` it is left out.
+   The same holds for any memory of a source without **standing** (``deltacore.gateway.standing``:
+   enough memories, over days, and a reputation it has not lost — or trust earned from
+   outcomes), with one exception so that a new user can find what they said: when nothing
+   trusted answers the query and nothing trusted covers the memory's topic (no trusted
+   candidate of a source with standing within ``answered_similarity`` of the query or of the
+   memory), the newcomer's memory keeps its score. A planted answer that competes with true
+   evidence therefore loses; one about a topic nothing trusted covers does not
+   (docs/security.md says so).
 3. **Narrow cone**: a memory retrieved (``record_retrieval``) by at least
    ``cone_min_retrievals`` queries that are nearly all the same words is what a trigger
    backdoor looks like (it is built to answer one trigger); its score is multiplied by
@@ -28,10 +36,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from deltacore.gateway.consistency import content_words
 from deltacore.gateway.policy import TrustPolicy
+from deltacore.gateway.standing import newcomer_sources
 from deltacore.model import Namespace
 from deltacore.storage.sql_store import _chunks
 from deltacore.storage.tables import events, retrievals
@@ -53,13 +62,19 @@ class RetrievalDefence:
         vector = context.query_vector() if "semantic" in ranked else None
         return self._honeypots.reached(criteria.tenant, criteria.text, vector, best)
 
-    def rerank(self, conn: Any, fused: Fused, for_decision: bool, tenant: str = "default") -> Fused:
-        """The candidates re-weighted (and, for a decision, filtered), best first."""
+    def rerank(
+        self, conn: Any, fused: Fused, for_decision: bool, tenant: str = "default",
+        semantic: Sequence[tuple[str, float]] | None = None,
+    ) -> Fused:
+        """The candidates re-weighted (and, for a decision, filtered), best first.
+
+        ``semantic``: the semantic router's (id, cosine to the query), which tells whether a
+        trusted memory answers the query (without it, one is assumed to)."""
         if not self.policy.enabled or not fused:
             return fused
         ids = [item_id for item_id, _, _ in fused]
         info = _trust_info(conn, ids)
-        weights = self._corroboration(conn, info, for_decision, tenant)
+        weights = self._corroboration(conn, info, for_decision, tenant, dict(semantic) if semantic is not None else None)
         for event_id, weight in self._cones(conn, ids).items():
             weights[event_id] = weights.get(event_id, 1.0) * weight
         if not weights:
@@ -73,11 +88,13 @@ class RetrievalDefence:
         return adjusted
 
     def _corroboration(
-        self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str
+        self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
+        cosines: dict[str, float] | None,
     ) -> dict[str, float]:
         policy = self.policy
-        newcomers = self._newcomers(conn, tenant, {row[2] for row in info.values() if row[2]})
+        newcomers = newcomer_sources(conn, policy, tenant, {row[2] for row in info.values() if row[2]})
         doubts: dict[str, float] = {}
+        only_new: set[str] = set()  # doubted for lacking standing alone (the gateway had no doubt)
         for event_id, (namespace, trust, source) in info.items():
             weight = 1.0
             if namespace == Namespace.TRUSTED.value and trust < policy.fast_path:
@@ -85,39 +102,41 @@ class RetrievalDefence:
             elif namespace == Namespace.UNVERIFIED.value:
                 weight = min(weight, policy.suspect_weight if trust < policy.fast_path else policy.unverified_weight)
             if source in newcomers:
+                if weight == 1.0:
+                    only_new.add(event_id)
                 weight = min(weight, policy.newcomer_weight)
             if weight < 1.0:
                 doubts[event_id] = weight
         if not doubts:
             return {}
-        # Corroborators: trusted memories at fast-path trust from established (or unnamed) sources.
+        # Corroborators: trusted memories at fast-path trust from sources with standing (or unnamed).
         trusted = [
             i for i, (namespace, trust, source) in info.items()
             if i not in doubts and namespace == Namespace.TRUSTED.value and trust >= policy.fast_path
         ]
+        # Does anything trusted answer the query? If not, a newcomer's memory may be the best there is.
+        answered = cosines is None or any(cosines.get(i, 0.0) >= policy.answered_similarity for i in trusted)
         vectors = _vectors(conn, list(doubts) + trusted) if trusted else {}
         weights: dict[str, float] = {}
         for event_id, weight in doubts.items():
             if self._corroborated(event_id, info[event_id][2], trusted, info, vectors):
                 continue
-            weights[event_id] = 0.0 if for_decision else weight
+            if for_decision:
+                weights[event_id] = 0.0
+            elif event_id in only_new and not answered and not self._covered(event_id, trusted, vectors):
+                continue  # a new user's own news: nothing trusted says anything about it
+            else:
+                weights[event_id] = weight
         return weights
 
-    def _newcomers(self, conn: Any, tenant: str, sources: set[str]) -> set[str]:
-        """Sources with fewer stored (not quarantined) memories than ``newcomer_events``."""
-        if not self.policy.newcomer_events or not sources:
-            return set()
-        # Counting stops at the threshold: an established source may have millions of memories.
-        counts: dict[str, int] = {}
-        for source in sorted(sources):
-            capped = (
-                select(events.c.id)
-                .where(events.c.tenant == tenant, events.c.source == source, events.c.namespace != Namespace.QUARANTINE.value)
-                .limit(self.policy.newcomer_events)
-                .subquery()
-            )
-            counts[source] = int(conn.execute(select(func.count()).select_from(capped)).scalar_one())
-        return {s for s in sources if counts.get(s, 0) < self.policy.newcomer_events}
+    def _covered(self, event_id: str, trusted: Sequence[str], vectors: dict[str, np.ndarray]) -> bool:
+        """Is a trusted candidate about the same thing as this memory (cosine ≥
+        ``answered_similarity``, below corroboration)? A planted answer restates a topic the
+        true evidence covers, even when the question itself is far from that evidence."""
+        mine = vectors.get(event_id)
+        if mine is None:
+            return False
+        return any(float(mine @ vectors[other]) >= self.policy.answered_similarity for other in trusted if other in vectors)
 
     def _corroborated(self, event_id: str, source: str | None, trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray]) -> bool:
         mine = vectors.get(event_id)
