@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
+from deltacore.delta.utility import decayed_utility
 from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, QueryCriteria
 from deltacore.retrieval.defence import RetrievalDefence
 from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
@@ -137,8 +138,7 @@ class Retriever:
                 # packet costs its deltas and provenance.
                 chunk = fused[position : position + wanted + 4]
                 position += len(chunk)
-                packets.extend(self._packets(conn, chunk, context, criteria, now))
-            packets = packets[:wanted]
+                packets.extend(self._packets(conn, chunk, context, criteria, now, wanted - len(packets)))
         if alerts and self._on_alert is not None:
             self._on_alert(criteria.tenant, criteria.text or "", alerts)
         if self._reranker is not None and criteria.text:
@@ -147,21 +147,33 @@ class Retriever:
         return pack(packets, criteria.max_tokens, criteria.top_k)
 
     def _packets(
-        self, conn: Any, chunk: list[tuple[str, float, dict[str, int]]], context: SearchContext, criteria: QueryCriteria, now: float
+        self,
+        conn: Any,
+        chunk: list[tuple[str, float, dict[str, int]]],
+        context: SearchContext,
+        criteria: QueryCriteria,
+        now: float,
+        needed: int,
     ) -> list[MemoryPacket]:
+        """The first ``needed`` packets of ``chunk`` that pass the query's filters, in order."""
         rows = self._sql.fetch_events(conn, [item_id for item_id, _, _ in chunk], context.filters)
         wants_deltas = criteria.include_deltas or criteria.min_utility is not None or criteria.exclude_tainted or criteria.exclude_stale
         delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows and wants_deltas else {}
-        provenance = self._provenance(conn, [d.id for ds in delta_rows.values() for d in ds]) if criteria.include_deltas else {}
+        # Which rows survive is decided by the rows and their deltas alone, so provenance (the
+        # costliest part of a packet) is read only for the packets that will be returned.
+        kept: list[tuple[str, float, dict[str, int]]] = []
+        for item in chunk:
+            row = rows.get(item[0])
+            if row is not None and self._keep(delta_rows.get(item[0], ()), criteria, now):
+                kept.append(item)
+                if len(kept) == needed:
+                    break
+        wanted_deltas = [d.id for item_id, _, _ in kept for d in delta_rows.get(item_id, ())]
+        provenance = self._provenance(conn, wanted_deltas) if criteria.include_deltas and wanted_deltas else {}
         packets = []
-        for item_id, score, router_ranks in chunk:
-            row = rows.get(item_id)
-            if row is None:
-                continue
+        for item_id, score, router_ranks in kept:
             deltas = tuple(self._delta(d, provenance, now) for d in delta_rows.get(item_id, ()))
-            packet = self._packet(row, score, router_ranks, deltas, provenance, criteria)
-            if self._keep(packet, criteria):
-                packets.append(packet)
+            packets.append(self._packet(rows[item_id], score, router_ranks, deltas, provenance, criteria))
         return packets
 
     def _provenance(self, conn: Any, delta_ids: list[str]) -> dict[str, list[str]]:
@@ -190,7 +202,11 @@ class Retriever:
             flags.update(_FLAG_OF_CONFLICT[f] for f in delta.conflict_flags if f in _FLAG_OF_CONFLICT)
         ancestry: list[str] = []
         frontier = [d.id for d in deltas]
-        while frontier and len(ancestry) < 50:
+        # PROVENANCE_DEPTH levels, whatever else ``parents`` holds: a packet's provenance must
+        # not depend on which other packets were fetched with it.
+        for _level in range(PROVENANCE_DEPTH):
+            if not frontier or len(ancestry) >= 50:
+                break
             nxt = []
             for node in frontier:
                 for parent in parents.get(node, ()):
@@ -225,12 +241,17 @@ class Retriever:
             meta=row.meta or {},
         )
 
-    @staticmethod
-    def _keep(packet: MemoryPacket, criteria: QueryCriteria) -> bool:
-        if criteria.min_utility is not None and packet.utility < criteria.min_utility:
-            return False
-        if criteria.exclude_tainted and packet.tainted:
-            return False
-        if criteria.exclude_stale and packet.stale:
-            return False
+    def _keep(self, delta_rows: Sequence[Any], criteria: QueryCriteria, now: float) -> bool:
+        """The post-filters, from the deltas' rows: a packet's utility is its best decayed delta
+        utility and its tainted / stale flags come from its deltas' conflict flags."""
+        if criteria.min_utility is not None:
+            utility = max((decayed_utility(d.utility, d.utility_ts, now, self._decay) for d in delta_rows), default=0.0)
+            if utility < criteria.min_utility:
+                return False
+        if criteria.exclude_tainted or criteria.exclude_stale:
+            flags = {flag for d in delta_rows for flag in (d.conflict_flags or ())}
+            if criteria.exclude_tainted and "tainted" in flags:
+                return False
+            if criteria.exclude_stale and "stale" in flags:
+                return False
         return True

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, ColumnElement, delete, func, insert, literal, select, tuple_, update
+from sqlalchemy import Connection, ColumnElement, bindparam, delete, func, insert, literal, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deltacore.config import DeltaCoreConfig
@@ -38,6 +38,27 @@ from deltacore.storage.tables import (
     tool_schemas,
 )
 
+
+# Statements the read path runs on every query, built once: constructing a SQLAlchemy statement
+# (and a recursive CTE above all) costs more Python time than SQLite takes to run it on a
+# handful of ids. ``ids`` is an expanding parameter, so one compiled form serves every list.
+_EVENT_COLUMNS = [c for c in events.c if c.name != "embedding"]
+_DELTAS_OF_EVENTS = select(deltas).where(deltas.c.event_id.in_(bindparam("ids", expanding=True)))
+
+
+def _ancestry_statement() -> Any:
+    start = select(delta_links.c.child_id, delta_links.c.parent_id, literal(1).label("level")).where(
+        delta_links.c.child_id.in_(bindparam("ids", expanding=True))
+    )
+    walk = start.cte("walk", recursive=True)
+    step = select(delta_links.c.child_id, delta_links.c.parent_id, (walk.c.level + 1).label("level")).where(
+        delta_links.c.child_id == walk.c.parent_id, walk.c.level < bindparam("depth")
+    )
+    walk = walk.union(step)
+    return select(walk.c.child_id, walk.c.parent_id).distinct()
+
+
+_ANCESTRY = _ancestry_statement()
 
 class SQLStore:
     """Reads and writes the SQL tables. Knows nothing about embeddings or retrieval."""
@@ -263,17 +284,16 @@ class SQLStore:
         self, conn: Connection, ids: Sequence[str], filters: Sequence[ColumnElement[bool]] = ()
     ) -> dict[str, Any]:
         """Rows of ``ids`` that pass ``filters``, by id (embedding column left out)."""
-        columns = [c for c in events.c if c.name != "embedding"]
         found: dict[str, Any] = {}
         for chunk in _chunks(list(ids), 500):
-            statement = select(*columns).where(events.c.id.in_(chunk), *filters)
+            statement = select(*_EVENT_COLUMNS).where(events.c.id.in_(chunk), *filters)
             found.update({row.id: row for row in conn.execute(statement)})
         return found
 
     def deltas_for_events(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, list[Any]]:
         found: dict[str, list[Any]] = {}
         for chunk in _chunks(list(event_ids), 500):
-            for row in conn.execute(select(deltas).where(deltas.c.event_id.in_(chunk))):
+            for row in conn.execute(_DELTAS_OF_EVENTS, {"ids": chunk}):
                 found.setdefault(row.event_id, []).append(row)
         return found
 
@@ -296,15 +316,7 @@ class SQLStore:
         if not delta_ids or depth <= 0:
             return found
         for chunk in _chunks(list(delta_ids), 500):
-            start = select(
-                delta_links.c.child_id, delta_links.c.parent_id, literal(1).label("level")
-            ).where(delta_links.c.child_id.in_(chunk))
-            walk = start.cte("walk", recursive=True)
-            step = select(delta_links.c.child_id, delta_links.c.parent_id, (walk.c.level + 1).label("level")).where(
-                delta_links.c.child_id == walk.c.parent_id, walk.c.level < depth
-            )
-            walk = walk.union(step)
-            for child, parent in conn.execute(select(walk.c.child_id, walk.c.parent_id).distinct()):
+            for child, parent in conn.execute(_ANCESTRY, {"ids": chunk, "depth": depth}):
                 parents = found.setdefault(child, [])
                 if parent not in parents:
                     parents.append(parent)
