@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -24,6 +27,7 @@ from deltacore.retrieval.routers import (
     EntityRouter,
     Expander,
     LexicalRouter,
+    Ranked,
     RecencyRouter,
     Router,
     SearchContext,
@@ -36,6 +40,8 @@ from deltacore.storage.filters import event_filters
 from deltacore.storage.records import delta_from_row
 
 PROVENANCE_DEPTH = 3
+# Routers that search by the query's vector: it is computed once before they run concurrently.
+VECTOR_ROUTERS = ("semantic", "entity", "temporal")
 _FLAG_OF_CONFLICT = {
     "tainted": MemoryFlag.TAINTED,
     "contradicted": MemoryFlag.CONTRADICTED,
@@ -61,6 +67,7 @@ class Retriever:
         fusion: str,
         decay_rate_per_hour: float,
         hot: HotTier | None = None,
+        router_threads: int = 0,
         reranker: Reranker | None = None,
         rerank_depth: int = 50,
         trust: Any = None,
@@ -84,6 +91,12 @@ class Retriever:
         self._routers: dict[str, Router] = {
             r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
         }
+        # Stage-one routers are independent searches: run concurrently, a query costs about its
+        # slowest router instead of their sum. Created on first use, shut down by close().
+        self._router_threads = router_threads
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_lock = threading.Lock()
+        self._free_workers = threading.Semaphore(max(router_threads - 1, 0))
         self._expanders: dict[str, Expander] = {
             r.name: r for r in (CausalRouter(), UtilityRouter(decay_rate_per_hour), BeliefRouter())
         }
@@ -109,7 +122,7 @@ class Retriever:
                 embed_query=self._embed_query,
                 hot=self._hot,
             )
-            ranked = {name: self._routers[name].search(context) for name in weights if name in STAGE_ONE}
+            ranked = self._stage_one(context, [name for name in weights if name in STAGE_ONE])
             stage_one = self._fuse(ranked, weights, depth=limit)
             seeds = [item_id for item_id, _, _ in stage_one[:limit]]
             for name in weights:
@@ -145,6 +158,48 @@ class Retriever:
             packets = apply_reranker(self._reranker, criteria.text, packets, self._rerank_depth)
             return pack(packets, criteria.max_tokens, criteria.top_k, by_value_per_token=False)
         return pack(packets, criteria.max_tokens, criteria.top_k)
+
+    def close(self) -> None:
+        with self._executor_lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
+
+    def _stage_one(self, context: SearchContext, names: list[str]) -> dict[str, Ranked]:
+        """Each stage-one router's candidates, in ``names`` order (fusion ignores the order)."""
+        executor = self._router_executor() if len(names) > 1 else None
+        if executor is None:
+            return {name: self._routers[name].search(context) for name in names}
+        if context.criteria.text and any(name in VECTOR_ROUTERS for name in names):
+            context.query_vector()  # embed once, before the routers that share the vector start
+        # The first router runs on this thread and the query's connection; the others each on a
+        # worker with a connection of its own from a separate pool (a connection is not shared
+        # between threads, and the query's thread holds its own while it waits). A router that
+        # finds every worker busy (many queries at once) runs here instead of queueing, so no
+        # query waits for another query's routers.
+        futures = {}
+        for name in names[1:]:
+            if self._free_workers.acquire(blocking=False):
+                futures[name] = executor.submit(self._search_alone, name, context)
+        ranked = {name: self._routers[name].search(context) for name in names if name not in futures}
+        for name, future in futures.items():
+            ranked[name] = future.result()
+        return {name: ranked[name] for name in names}
+
+    def _search_alone(self, name: str, context: SearchContext) -> Ranked:
+        try:
+            with self._sql.side_reader() as conn:
+                return self._routers[name].search(dataclasses.replace(context, conn=conn))
+        finally:
+            self._free_workers.release()
+
+    def _router_executor(self) -> ThreadPoolExecutor | None:
+        if self._router_threads <= 1:
+            return None
+        with self._executor_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(self._router_threads - 1, thread_name_prefix="deltacore-router")
+            return self._executor
 
     def _packets(
         self,
