@@ -1,7 +1,8 @@
 """The fast read path gives the answers of the plain one.
 
-- Stage-one routers run concurrently (each on a connection of its own): the packets are the
-  ones the routers give one after another, on every backend, also when many queries run at once.
+- The routers of a stage run concurrently (each on a connection of its own): the packets are
+  the ones the routers give one after another, on every backend, also when many queries run at
+  once.
 - A lexical query ranks in the full-text index first and reads only the best rows; in a narrow
   scope it falls back to ranking the rows that pass: either way, the best matches that pass.
 - An entity's most recent vectors are chosen by time first and read second: the same rows, in

@@ -91,8 +91,8 @@ class Retriever:
         self._routers: dict[str, Router] = {
             r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
         }
-        # Stage-one routers are independent searches: run concurrently, a query costs about its
-        # slowest router instead of their sum. Created on first use, shut down by close().
+        # Workers for the routers of a stage (see _concurrently). Created on first use, shut down
+        # by close().
         self._router_threads = router_threads
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
@@ -122,12 +122,14 @@ class Retriever:
                 embed_query=self._embed_query,
                 hot=self._hot,
             )
-            ranked = self._stage_one(context, [name for name in weights if name in STAGE_ONE])
+            searches = {name: self._routers[name].search for name in weights if name in STAGE_ONE}
+            ranked = self._concurrently(context, searches)
             stage_one = self._fuse(ranked, weights, depth=limit)
             seeds = [item_id for item_id, _, _ in stage_one[:limit]]
-            for name in weights:
-                if name in STAGE_TWO:
-                    ranked[name] = self._expanders[name].expand(context, seeds)
+            expansions = {
+                name: functools.partial(self._expanders[name].expand, seeds=seeds) for name in weights if name in STAGE_TWO
+            }
+            ranked.update(self._concurrently(context, expansions))
             fused = self._fuse(ranked, weights, depth=limit)
             if analysis.time_range is not None and ranked.get("temporal"):
                 # The query names a period: its memories come first. The bonus is the most any
@@ -165,11 +167,16 @@ class Retriever:
         if executor is not None:
             executor.shutdown(wait=True)
 
-    def _stage_one(self, context: SearchContext, names: list[str]) -> dict[str, Ranked]:
-        """Each stage-one router's candidates, in ``names`` order (fusion ignores the order)."""
+    def _concurrently(self, context: SearchContext, searches: dict[str, Callable[[SearchContext], Ranked]]) -> dict[str, Ranked]:
+        """Each router's candidates, in ``searches`` order (fusion ignores the order).
+
+        Routers of one stage are independent reads, so they run concurrently: a query costs
+        about its slowest router instead of their sum.
+        """
+        names = list(searches)
         executor = self._router_executor() if len(names) > 1 else None
         if executor is None:
-            return {name: self._routers[name].search(context) for name in names}
+            return {name: searches[name](context) for name in names}
         if context.criteria.text and any(name in VECTOR_ROUTERS for name in names):
             context.query_vector()  # embed once, before the routers that share the vector start
         # The first router runs on this thread and the query's connection; the others each on a
@@ -180,16 +187,16 @@ class Retriever:
         futures = {}
         for name in names[1:]:
             if self._free_workers.acquire(blocking=False):
-                futures[name] = executor.submit(self._search_alone, name, context)
-        ranked = {name: self._routers[name].search(context) for name in names if name not in futures}
+                futures[name] = executor.submit(self._search_alone, searches[name], context)
+        ranked = {name: searches[name](context) for name in names if name not in futures}
         for name, future in futures.items():
             ranked[name] = future.result()
         return {name: ranked[name] for name in names}
 
-    def _search_alone(self, name: str, context: SearchContext) -> Ranked:
+    def _search_alone(self, search: Callable[[SearchContext], Ranked], context: SearchContext) -> Ranked:
         try:
             with self._sql.side_reader() as conn:
-                return self._routers[name].search(dataclasses.replace(context, conn=conn))
+                return search(dataclasses.replace(context, conn=conn))
         finally:
             self._free_workers.release()
 
