@@ -54,6 +54,10 @@ class DeltaCoreConfig(BaseModel):
     reorders the best ``rerank_depth`` candidates (``deltacore.retrieval.rerank``)."""
     rerank_depth: int = Field(default=50, ge=1)
     """How many fused candidates the re-ranker sees."""
+    router_threads: int = Field(default=4, ge=0)
+    """Stage-one routers of one query run concurrently on up to this many threads, each on a
+    database connection of its own (SQLite, PostgreSQL and Chroma's index release the GIL
+    while they search). 0 or 1 runs them one after another."""
     hot_capacity: int = Field(default=4096, ge=0)
     """Vectors the in-process HOT tier may hold; a tenant that fits is searched exactly in
     process (no vector-index round trip). 0 disables it."""

@@ -115,6 +115,7 @@ class DeltaCore:
             fusion=config.fusion,
             decay_rate_per_hour=config.decay_rate_per_hour,
             hot=self._hot,
+            router_threads=config.router_threads,
             reranker=config.reranker,
             rerank_depth=config.rerank_depth,
             trust=config.trust,
@@ -156,6 +157,7 @@ class DeltaCore:
         return cls(config, extractor, allow_embedder_change)
 
     def close(self) -> None:
+        self._retriever.close()
         if self._index is not None:
             self._index.close()
         if self._ownership is not None:

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from deltacore.gateway.consistency import content_words
 from deltacore.gateway.policy import TrustPolicy
@@ -117,9 +117,10 @@ class RetrievalDefence:
         # Does anything trusted answer the query? If not, a newcomer's memory may be the best there is.
         answered = cosines is None or any(cosines.get(i, 0.0) >= policy.answered_similarity for i in trusted)
         vectors = _vectors(conn, list(doubts) + trusted) if trusted else {}
+        corroborated = self._corroborated(list(doubts), trusted, info, vectors)
         weights: dict[str, float] = {}
         for event_id, weight in doubts.items():
-            if self._corroborated(event_id, info[event_id][2], trusted, info, vectors):
+            if event_id in corroborated:
                 continue
             if for_decision:
                 weights[event_id] = 0.0
@@ -138,29 +139,29 @@ class RetrievalDefence:
             return False
         return any(float(mine @ vectors[other]) >= self.policy.answered_similarity for other in trusted if other in vectors)
 
-    def _corroborated(self, event_id: str, source: str | None, trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray]) -> bool:
-        mine = vectors.get(event_id)
-        if mine is None:
-            return False
-        for other in trusted:
-            other_source = info[other][2]
-            if source is not None and other_source == source:
-                continue  # a source cannot corroborate itself
-            theirs = vectors.get(other)
-            if theirs is not None and float(mine @ theirs) >= self.policy.corroboration_similarity:
-                return True
-        return False
+    def _corroborated(
+        self, doubted: Sequence[str], trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray]
+    ) -> set[str]:
+        """The doubted memories that a trusted memory of another source says nearly the same as.
+
+        One matrix product for all pairs (the vectors are unit length, so it is their cosine);
+        a source cannot corroborate itself, and a memory without a vector is never corroborated.
+        """
+        doubted = [i for i in doubted if i in vectors]
+        trusted = [i for i in trusted if i in vectors]
+        if not doubted or not trusted:
+            return set()
+        similarity = np.stack([vectors[i] for i in doubted]) @ np.stack([vectors[i] for i in trusted]).T
+        sources = [info[i][2] for i in trusted]
+        same_source = np.array([[s is not None and info[d][2] == s for s in sources] for d in doubted], dtype=bool)
+        close = (similarity >= self.policy.corroboration_similarity) & ~same_source
+        return {event_id for event_id, row in zip(doubted, close) if row.any()}
 
     def _cones(self, conn: Any, ids: Sequence[str]) -> dict[str, float]:
         policy = self.policy
         queries: dict[str, list[str]] = {}
         for chunk in _chunks(list(ids), 500):
-            statement = (
-                select(retrievals.c.event_id, retrievals.c.query)
-                .where(retrievals.c.event_id.in_(chunk), retrievals.c.query.is_not(None))
-                .order_by(retrievals.c.id.desc())
-            )
-            for event_id, query in conn.execute(statement):
+            for event_id, query in conn.execute(_RETRIEVAL_QUERIES, {"ids": chunk}):
                 if len(queries.setdefault(event_id, [])) < 20:
                     queries[event_id].append(query)
         weights = {}
@@ -175,18 +176,28 @@ class RetrievalDefence:
         return weights
 
 
+# Built once: the defence runs on every query (see SQLStore's read statements for why).
+_IDS = bindparam("ids", expanding=True)
+_TRUST_INFO = select(events.c.id, events.c.namespace, events.c.trust, events.c.source).where(events.c.id.in_(_IDS))
+_VECTORS = select(events.c.id, events.c.embedding).where(events.c.id.in_(_IDS), events.c.embedding.is_not(None))
+_RETRIEVAL_QUERIES = (
+    select(retrievals.c.event_id, retrievals.c.query)
+    .where(retrievals.c.event_id.in_(_IDS), retrievals.c.query.is_not(None))
+    .order_by(retrievals.c.id.desc())
+)
+
+
 def _trust_info(conn: Any, ids: Sequence[str]) -> dict[str, tuple[str, float, str | None]]:
     found = {}
     for chunk in _chunks(list(ids), 500):
-        statement = select(events.c.id, events.c.namespace, events.c.trust, events.c.source).where(events.c.id.in_(chunk))
-        found.update({row.id: (row.namespace, float(row.trust), row.source) for row in conn.execute(statement)})
+        found.update({row.id: (row.namespace, float(row.trust), row.source) for row in conn.execute(_TRUST_INFO, {"ids": chunk})})
     return found
 
 
 def _vectors(conn: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
     found = {}
     for chunk in _chunks(list(ids), 500):
-        for row in conn.execute(select(events.c.id, events.c.embedding).where(events.c.id.in_(chunk), events.c.embedding.is_not(None))):
+        for row in conn.execute(_VECTORS, {"ids": chunk}):
             vector = np.frombuffer(row.embedding, dtype=np.float32)
             found[row.id] = vector / (np.linalg.norm(vector) or 1.0)
     return found

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import threading
 import time
-from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
+from deltacore.delta.utility import decayed_utility
 from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, QueryCriteria
 from deltacore.retrieval.defence import RetrievalDefence
 from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
@@ -23,6 +27,7 @@ from deltacore.retrieval.routers import (
     EntityRouter,
     Expander,
     LexicalRouter,
+    Ranked,
     RecencyRouter,
     Router,
     SearchContext,
@@ -35,6 +40,8 @@ from deltacore.storage.filters import event_filters
 from deltacore.storage.records import delta_from_row
 
 PROVENANCE_DEPTH = 3
+# Routers that search by the query's vector: it is computed once before they run concurrently.
+VECTOR_ROUTERS = ("semantic", "entity", "temporal")
 _FLAG_OF_CONFLICT = {
     "tainted": MemoryFlag.TAINTED,
     "contradicted": MemoryFlag.CONTRADICTED,
@@ -60,6 +67,7 @@ class Retriever:
         fusion: str,
         decay_rate_per_hour: float,
         hot: HotTier | None = None,
+        router_threads: int = 0,
         reranker: Reranker | None = None,
         rerank_depth: int = 50,
         trust: Any = None,
@@ -83,6 +91,12 @@ class Retriever:
         self._routers: dict[str, Router] = {
             r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
         }
+        # Workers for the routers of a stage (see _concurrently). Created on first use, shut down
+        # by close().
+        self._router_threads = router_threads
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_lock = threading.Lock()
+        self._free_workers = threading.Semaphore(max(router_threads - 1, 0))
         self._expanders: dict[str, Expander] = {
             r.name: r for r in (CausalRouter(), UtilityRouter(decay_rate_per_hour), BeliefRouter())
         }
@@ -108,12 +122,14 @@ class Retriever:
                 embed_query=self._embed_query,
                 hot=self._hot,
             )
-            ranked = {name: self._routers[name].search(context) for name in weights if name in STAGE_ONE}
+            searches = {name: self._routers[name].search for name in weights if name in STAGE_ONE}
+            ranked = self._concurrently(context, searches)
             stage_one = self._fuse(ranked, weights, depth=limit)
             seeds = [item_id for item_id, _, _ in stage_one[:limit]]
-            for name in weights:
-                if name in STAGE_TWO:
-                    ranked[name] = self._expanders[name].expand(context, seeds)
+            expansions = {
+                name: functools.partial(self._expanders[name].expand, seeds=seeds) for name in weights if name in STAGE_TWO
+            }
+            ranked.update(self._concurrently(context, expansions))
             fused = self._fuse(ranked, weights, depth=limit)
             if analysis.time_range is not None and ranked.get("temporal"):
                 # The query names a period: its memories come first. The bonus is the most any
@@ -137,8 +153,7 @@ class Retriever:
                 # packet costs its deltas and provenance.
                 chunk = fused[position : position + wanted + 4]
                 position += len(chunk)
-                packets.extend(self._packets(conn, chunk, context, criteria, now))
-            packets = packets[:wanted]
+                packets.extend(self._packets(conn, chunk, context, criteria, now, wanted - len(packets)))
         if alerts and self._on_alert is not None:
             self._on_alert(criteria.tenant, criteria.text or "", alerts)
         if self._reranker is not None and criteria.text:
@@ -146,22 +161,81 @@ class Retriever:
             return pack(packets, criteria.max_tokens, criteria.top_k, by_value_per_token=False)
         return pack(packets, criteria.max_tokens, criteria.top_k)
 
+    def close(self) -> None:
+        with self._executor_lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
+
+    def _concurrently(self, context: SearchContext, searches: dict[str, Callable[[SearchContext], Ranked]]) -> dict[str, Ranked]:
+        """Each router's candidates, in ``searches`` order (fusion ignores the order).
+
+        Routers of one stage are independent reads, so they run concurrently: a query costs
+        about its slowest router instead of their sum.
+        """
+        names = list(searches)
+        executor = self._router_executor() if len(names) > 1 else None
+        if executor is None:
+            return {name: searches[name](context) for name in names}
+        if context.criteria.text and any(name in VECTOR_ROUTERS for name in names):
+            context.query_vector()  # embed once, before the routers that share the vector start
+        # The first router runs on this thread and the query's connection; the others each on a
+        # worker with a connection of its own from a separate pool (a connection is not shared
+        # between threads, and the query's thread holds its own while it waits). A router that
+        # finds every worker busy (many queries at once) runs here instead of queueing, so no
+        # query waits for another query's routers.
+        futures = {}
+        for name in names[1:]:
+            if self._free_workers.acquire(blocking=False):
+                futures[name] = executor.submit(self._search_alone, searches[name], context)
+        ranked = {name: searches[name](context) for name in names if name not in futures}
+        for name, future in futures.items():
+            ranked[name] = future.result()
+        return {name: ranked[name] for name in names}
+
+    def _search_alone(self, search: Callable[[SearchContext], Ranked], context: SearchContext) -> Ranked:
+        try:
+            with self._sql.side_reader() as conn:
+                return search(dataclasses.replace(context, conn=conn))
+        finally:
+            self._free_workers.release()
+
+    def _router_executor(self) -> ThreadPoolExecutor | None:
+        if self._router_threads <= 1:
+            return None
+        with self._executor_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(self._router_threads - 1, thread_name_prefix="deltacore-router")
+            return self._executor
+
     def _packets(
-        self, conn: Any, chunk: list[tuple[str, float, dict[str, int]]], context: SearchContext, criteria: QueryCriteria, now: float
+        self,
+        conn: Any,
+        chunk: list[tuple[str, float, dict[str, int]]],
+        context: SearchContext,
+        criteria: QueryCriteria,
+        now: float,
+        needed: int,
     ) -> list[MemoryPacket]:
+        """The first ``needed`` packets of ``chunk`` that pass the query's filters, in order."""
         rows = self._sql.fetch_events(conn, [item_id for item_id, _, _ in chunk], context.filters)
         wants_deltas = criteria.include_deltas or criteria.min_utility is not None or criteria.exclude_tainted or criteria.exclude_stale
         delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows and wants_deltas else {}
-        provenance = self._provenance(conn, [d.id for ds in delta_rows.values() for d in ds]) if criteria.include_deltas else {}
+        # Which rows survive is decided by the rows and their deltas alone, so provenance (the
+        # costliest part of a packet) is read only for the packets that will be returned.
+        kept: list[tuple[str, float, dict[str, int]]] = []
+        for item in chunk:
+            row = rows.get(item[0])
+            if row is not None and self._keep(delta_rows.get(item[0], ()), criteria, now):
+                kept.append(item)
+                if len(kept) == needed:
+                    break
+        wanted_deltas = [d.id for item_id, _, _ in kept for d in delta_rows.get(item_id, ())]
+        provenance = self._provenance(conn, wanted_deltas) if criteria.include_deltas and wanted_deltas else {}
         packets = []
-        for item_id, score, router_ranks in chunk:
-            row = rows.get(item_id)
-            if row is None:
-                continue
+        for item_id, score, router_ranks in kept:
             deltas = tuple(self._delta(d, provenance, now) for d in delta_rows.get(item_id, ()))
-            packet = self._packet(row, score, router_ranks, deltas, provenance, criteria)
-            if self._keep(packet, criteria):
-                packets.append(packet)
+            packets.append(self._packet(rows[item_id], score, router_ranks, deltas, provenance, criteria))
         return packets
 
     def _provenance(self, conn: Any, delta_ids: list[str]) -> dict[str, list[str]]:
@@ -190,7 +264,11 @@ class Retriever:
             flags.update(_FLAG_OF_CONFLICT[f] for f in delta.conflict_flags if f in _FLAG_OF_CONFLICT)
         ancestry: list[str] = []
         frontier = [d.id for d in deltas]
-        while frontier and len(ancestry) < 50:
+        # PROVENANCE_DEPTH levels, whatever else ``parents`` holds: a packet's provenance must
+        # not depend on which other packets were fetched with it.
+        for _level in range(PROVENANCE_DEPTH):
+            if not frontier or len(ancestry) >= 50:
+                break
             nxt = []
             for node in frontier:
                 for parent in parents.get(node, ()):
@@ -225,12 +303,17 @@ class Retriever:
             meta=row.meta or {},
         )
 
-    @staticmethod
-    def _keep(packet: MemoryPacket, criteria: QueryCriteria) -> bool:
-        if criteria.min_utility is not None and packet.utility < criteria.min_utility:
-            return False
-        if criteria.exclude_tainted and packet.tainted:
-            return False
-        if criteria.exclude_stale and packet.stale:
-            return False
+    def _keep(self, delta_rows: Sequence[Any], criteria: QueryCriteria, now: float) -> bool:
+        """The post-filters, from the deltas' rows: a packet's utility is its best decayed delta
+        utility and its tainted / stale flags come from its deltas' conflict flags."""
+        if criteria.min_utility is not None:
+            utility = max((decayed_utility(d.utility, d.utility_ts, now, self._decay) for d in delta_rows), default=0.0)
+            if utility < criteria.min_utility:
+                return False
+        if criteria.exclude_tainted or criteria.exclude_stale:
+            flags = {flag for d in delta_rows for flag in (d.conflict_flags or ())}
+            if criteria.exclude_tainted and "tainted" in flags:
+                return False
+            if criteria.exclude_stale and "stale" in flags:
+                return False
         return True

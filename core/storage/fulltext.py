@@ -134,17 +134,7 @@ def lexical_search(
     if not terms:
         return []
     if conn.dialect.name == "sqlite":
-        match = " OR ".join(_fts5_phrase(term) for term in terms)
-        rank = func.bm25(literal_column("dc_events_fts"))
-        statement = (
-            select(events.c.id, rank.label("rank"))
-            .select_from(_fts.join(events, events.c.seq == _fts.c.rowid))
-            .where(literal_column("dc_events_fts").op("MATCH")(match), *filters)
-            .order_by(rank)
-            .limit(limit)
-        )
-        # bm25() is lower-is-better; flip it so every router reports higher-is-better.
-        return [(row.id, -float(row.rank)) for row in conn.execute(statement)]
+        return _fts5_search(conn, " OR ".join(_fts5_phrase(term) for term in terms), filters, limit)
     query = func.to_tsquery("english", " | ".join(terms))
     tsv = literal_column("dc_events.tsv")
     rank = func.ts_rank_cd(tsv, query)
@@ -155,3 +145,38 @@ def lexical_search(
         .limit(limit)
     )
     return [(row.id, float(row.rank)) for row in conn.execute(statement)]
+
+
+# How many of the full-text index's best matches are checked against the query's filters before
+# the search falls back to ranking only the rows that pass them.
+_PREFILTER_FACTOR = 4
+
+
+def _fts5_search(conn: Connection, match: str, filters: list[ColumnElement[bool]], limit: int) -> list[tuple[str, float]]:
+    """The ``limit`` best bm25 matches that pass ``filters``, ties in row order.
+
+    Ranking inside the full-text index alone is cheap; joining every match to its row to test
+    the filters is what costs (thousands of row reads for a common term). Most memories pass a
+    query's filters, so rank in the index first and read only the best ``4 × limit`` rows;
+    when fewer than ``limit`` of them pass (a narrow scope), rank the passing rows instead.
+    Either way the answer is the best ``limit`` that pass.
+    """
+    rank = func.bm25(literal_column("dc_events_fts"))
+    matches = literal_column("dc_events_fts").op("MATCH")(match)
+    pool = limit * _PREFILTER_FACTOR
+    best = conn.execute(
+        select(_fts.c.rowid, rank.label("rank")).where(matches).order_by(rank, _fts.c.rowid).limit(pool)
+    ).all()
+    ids = dict(conn.execute(select(events.c.seq, events.c.id).where(events.c.seq.in_([r.rowid for r in best]), *filters)).all()) if best else {}
+    passing = [(ids[r.rowid], r.rank) for r in best if r.rowid in ids]
+    if len(passing) < limit and len(best) == pool:
+        statement = (
+            select(events.c.id, rank.label("rank"))
+            .select_from(_fts.join(events, events.c.seq == _fts.c.rowid))
+            .where(matches, *filters)
+            .order_by(rank, events.c.seq)
+            .limit(limit)
+        )
+        passing = [(row.id, row.rank) for row in conn.execute(statement)]
+    # bm25() is lower-is-better; flip it so every router reports higher-is-better.
+    return [(event_id, -float(value)) for event_id, value in passing[:limit]]

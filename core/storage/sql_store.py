@@ -8,12 +8,13 @@ not at all, and a crash after the commit loses nothing because the outbox is rep
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, ColumnElement, delete, func, insert, literal, select, tuple_, update
+from sqlalchemy import Connection, ColumnElement, Engine, bindparam, delete, func, insert, literal, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deltacore.config import DeltaCoreConfig
@@ -39,6 +40,28 @@ from deltacore.storage.tables import (
 )
 
 
+# Statements the read path runs on every query, built once: constructing a SQLAlchemy statement
+# (and a recursive CTE above all) costs more Python time than SQLite takes to run it on a
+# handful of ids. ``ids`` is an expanding parameter, so one compiled form serves every list.
+_EVENT_COLUMNS = [c for c in events.c if c.name != "embedding"]
+_DELTAS_OF_EVENTS = select(deltas).where(deltas.c.event_id.in_(bindparam("ids", expanding=True)))
+
+
+def _ancestry_statement() -> Any:
+    start = select(delta_links.c.child_id, delta_links.c.parent_id, literal(1).label("level")).where(
+        delta_links.c.child_id.in_(bindparam("ids", expanding=True))
+    )
+    walk = start.cte("walk", recursive=True)
+    step = select(delta_links.c.child_id, delta_links.c.parent_id, (walk.c.level + 1).label("level")).where(
+        delta_links.c.child_id == walk.c.parent_id, walk.c.level < bindparam("depth")
+    )
+    walk = walk.union(step)
+    return select(walk.c.child_id, walk.c.parent_id).distinct()
+
+
+_ANCESTRY = _ancestry_statement()
+_VECTORS_BY_SEQ = select(events.c.seq, events.c.id, events.c.embedding).where(events.c.seq.in_(bindparam("seqs", expanding=True)))
+
 class SQLStore:
     """Reads and writes the SQL tables. Knows nothing about embeddings or retrieval."""
 
@@ -47,6 +70,8 @@ class SQLStore:
         with translate_backend_errors("opening the database"):
             self.engine = create_sql_engine(config)
         self.term_statistics = TermStatistics()
+        self._side_engine: Engine | None = None
+        self._side_lock = threading.Lock()
 
     @property
     def dialect(self) -> str:
@@ -79,10 +104,29 @@ class SQLStore:
 
     def close(self) -> None:
         self.engine.dispose()
+        if self._side_engine is not None:
+            self._side_engine.dispose()
+            self._side_engine = None
 
     @contextlib.contextmanager
     def reader(self) -> Iterator[Connection]:
         with translate_backend_errors("reading"), self.engine.connect() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def side_reader(self) -> Iterator[Connection]:
+        """A read connection from a pool of its own, for work a query hands to another thread.
+
+        The query's thread holds a connection of the main pool while it waits for that work; if
+        the helpers drew from the same pool, many simultaneous queries could hold every
+        connection and wait for helpers that wait for a connection.
+        """
+        with self._side_lock:
+            if self._side_engine is None:
+                with translate_backend_errors("opening the database"):
+                    self._side_engine = create_sql_engine(self.config)
+            engine = self._side_engine
+        with translate_backend_errors("reading"), engine.connect() as conn:
             yield conn
 
     @contextlib.contextmanager
@@ -263,17 +307,16 @@ class SQLStore:
         self, conn: Connection, ids: Sequence[str], filters: Sequence[ColumnElement[bool]] = ()
     ) -> dict[str, Any]:
         """Rows of ``ids`` that pass ``filters``, by id (embedding column left out)."""
-        columns = [c for c in events.c if c.name != "embedding"]
         found: dict[str, Any] = {}
         for chunk in _chunks(list(ids), 500):
-            statement = select(*columns).where(events.c.id.in_(chunk), *filters)
+            statement = select(*_EVENT_COLUMNS).where(events.c.id.in_(chunk), *filters)
             found.update({row.id: row for row in conn.execute(statement)})
         return found
 
     def deltas_for_events(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, list[Any]]:
         found: dict[str, list[Any]] = {}
         for chunk in _chunks(list(event_ids), 500):
-            for row in conn.execute(select(deltas).where(deltas.c.event_id.in_(chunk))):
+            for row in conn.execute(_DELTAS_OF_EVENTS, {"ids": chunk}):
                 found.setdefault(row.event_id, []).append(row)
         return found
 
@@ -296,15 +339,7 @@ class SQLStore:
         if not delta_ids or depth <= 0:
             return found
         for chunk in _chunks(list(delta_ids), 500):
-            start = select(
-                delta_links.c.child_id, delta_links.c.parent_id, literal(1).label("level")
-            ).where(delta_links.c.child_id.in_(chunk))
-            walk = start.cte("walk", recursive=True)
-            step = select(delta_links.c.child_id, delta_links.c.parent_id, (walk.c.level + 1).label("level")).where(
-                delta_links.c.child_id == walk.c.parent_id, walk.c.level < depth
-            )
-            walk = walk.union(step)
-            for child, parent in conn.execute(select(walk.c.child_id, walk.c.parent_id).distinct()):
+            for child, parent in conn.execute(_ANCESTRY, {"ids": chunk, "depth": depth}):
                 parents = found.setdefault(child, [])
                 if parent not in parents:
                     parents.append(parent)
@@ -388,17 +423,25 @@ class SQLStore:
     def embeddings_where(
         self, conn: Connection, filters: Sequence[ColumnElement[bool]], cap: int
     ) -> tuple[list[str], np.ndarray]:
-        """Ids and vectors of the (at most ``cap`` most recent) events matching ``filters``."""
-        statement = (
-            select(events.c.id, events.c.embedding)
+        """Ids and vectors of the (at most ``cap`` most recent) events matching ``filters``.
+
+        Two steps: choose the rows by time carrying only their row numbers, then read those rows'
+        vectors. Sorting the vectors themselves (1.5 kB each) along with thousands of candidate
+        rows made this the slowest statement of an entity query.
+        """
+        chosen = conn.execute(
+            select(events.c.seq)
             .where(events.c.embedding.is_not(None), *filters)
             .order_by(events.c.ts.desc(), events.c.seq.desc())
             .limit(cap)
-        )
-        rows = conn.execute(statement).all()
-        if not rows:
+        ).scalars().all()
+        if not chosen:
             return [], np.zeros((0, 0), dtype=np.float32)
-        return [r.id for r in rows], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in rows])
+        rows: dict[int, Any] = {}
+        for chunk in _chunks(chosen, 500):
+            rows.update((row.seq, row) for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": chunk}))
+        ordered = [rows[seq] for seq in chosen if seq in rows]
+        return [r.id for r in ordered], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in ordered])
 
     def linked_events(
         self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
