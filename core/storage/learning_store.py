@@ -66,14 +66,17 @@ def event_deltas(conn: Connection, event_ids: Sequence[str], tenant: str | None 
 
 def links_of(conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
     """``child -> [(parent, relation)]`` for the given children."""
+    return _links(conn, delta_ids, delta_links.c.child_id, delta_links.c.parent_id)
+
+
+def _links(conn: Connection, delta_ids: Sequence[str], key: Any, other: Any) -> dict[str, list[tuple[str, str]]]:
+    """``key -> [(other, relation)]`` for links whose ``key`` column is one of ``delta_ids``."""
     found: dict[str, list[tuple[str, str]]] = {}
     ids = list(delta_ids)
     for start in range(0, len(ids), 500):
-        statement = select(delta_links.c.child_id, delta_links.c.parent_id, delta_links.c.relation).where(
-            delta_links.c.child_id.in_(ids[start : start + 500])
-        )
-        for child, parent, relation in conn.execute(statement):
-            found.setdefault(child, []).append((parent, relation))
+        statement = select(key, other, delta_links.c.relation).where(key.in_(ids[start : start + 500]))
+        for mine, theirs, relation in conn.execute(statement):
+            found.setdefault(mine, []).append((theirs, relation))
     return found
 
 
@@ -167,15 +170,7 @@ def set_delta_flags(conn: Connection, delta_id: str, flags: Sequence[str]) -> No
 
 def children_with_relation(conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
     """``parent -> [(child, relation)]`` for the given parents."""
-    found: dict[str, list[tuple[str, str]]] = {}
-    ids = list(delta_ids)
-    for start in range(0, len(ids), 500):
-        statement = select(delta_links.c.parent_id, delta_links.c.child_id, delta_links.c.relation).where(
-            delta_links.c.parent_id.in_(ids[start : start + 500])
-        )
-        for parent, child, relation in conn.execute(statement):
-            found.setdefault(parent, []).append((child, relation))
-    return found
+    return _links(conn, delta_ids, delta_links.c.parent_id, delta_links.c.child_id)
 
 
 def delta_states(conn: Connection, delta_ids: Sequence[str]) -> dict[str, Any]:
@@ -252,11 +247,10 @@ def episode_traces(conn: Connection, tenant: str, episode_ids: Sequence[str]) ->
         call_rows: dict[str, list[Any]] = {}
         for row in conn.execute(statement):
             trace = traces[row.episode_id]
-            if row.kind == "message" and not trace["calls"] and row.text:
+            if row.kind == "message" and row.episode_id not in call_rows and row.text:
                 trace["opening"].append(row.text)
             elif row.kind == "tool_call":
-                call_rows.setdefault(row.episode_id, []).append(row)
-                trace["calls"].append(None)  # filled below, once its results are known
+                call_rows.setdefault(row.episode_id, []).append(row)  # built below, once its results are known
             elif row.kind == "tool_result":
                 for parent in row.parent_ids or ():
                     results.setdefault(parent, []).append(result_failed(row.meta or {}))
