@@ -8,11 +8,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from deltacore.delta.mentions import TimeRange, asks_when, explicit_time_range, mentioned_names, wants_recent
 from deltacore.storage.fulltext import query_terms
+from deltacore.storage.id_lists import in_list
 from deltacore.storage.tables import event_entities, mentions
+
+# Built once (see deltacore.storage.id_lists): the analysis runs on every query.
+_MENTIONED = (
+    select(mentions.c.name, mentions.c.role)
+    .where(mentions.c.tenant == bindparam("tenant"), in_list(mentions.c.name, "names"))
+    .distinct()
+)
+_LISTED = (
+    select(event_entities.c.entity)
+    .where(event_entities.c.tenant == bindparam("tenant"), in_list(event_entities.c.entity, "names"))
+    .distinct()
+)
 
 
 @dataclass(frozen=True)
@@ -56,16 +69,10 @@ def known_entities(conn: Connection, tenant: str, text: str, terms: tuple[str, .
     if not candidates:
         return ()
     found: dict[str, None] = {}
-    statement = select(mentions.c.name, mentions.c.role).where(
-        mentions.c.tenant == tenant, mentions.c.name.in_(candidates)
-    ).distinct()
     capitalised_set = set(capitalised)
-    for name, role in conn.execute(statement):
+    for name, role in conn.execute(_MENTIONED, {"tenant": tenant, "names": candidates}):
         if name in capitalised_set or role == "actor":
             found.setdefault(name, None)
-    explicit = select(event_entities.c.entity).where(
-        event_entities.c.tenant == tenant, event_entities.c.entity.in_(candidates)
-    ).distinct()
-    for (name,) in conn.execute(explicit):
+    for (name,) in conn.execute(_LISTED, {"tenant": tenant, "names": candidates}):
         found.setdefault(name, None)
     return tuple(name for name in candidates if name in found)

@@ -114,6 +114,54 @@ def _folded_subject_index(conn: Connection, dialect: str) -> None:
     )
 
 
+def _about_tokens(conn: Connection, dialect: str) -> None:
+    # A second full-text column, ``about`` (entity and has_time tokens, deltacore.storage.fulltext):
+    # "Quentin's memories that mention the licence checker" becomes one FTS5 intersection instead
+    # of a join of every text match. PostgreSQL ranks with its own planner and only gets the column.
+    if "about" not in {c["name"] for c in inspect(conn).get_columns("dc_events")}:
+        conn.exec_driver_sql("ALTER TABLE dc_events ADD COLUMN about TEXT")
+    if dialect != "sqlite":
+        return
+    from deltacore.storage.fulltext import about_text
+
+    names: dict[int, list[str]] = {}
+    timed: dict[int, bool] = {}
+    for seq, has_time in conn.exec_driver_sql("SELECT seq, has_time FROM dc_events WHERE about IS NULL"):
+        names[seq], timed[seq] = [], bool(has_time)
+    if names:
+        for seq, name in conn.exec_driver_sql(
+            "SELECT e.seq, m.name FROM dc_events e JOIN dc_mentions m ON m.event_id = e.id WHERE e.about IS NULL "
+            "UNION ALL SELECT e.seq, x.entity FROM dc_events e JOIN dc_event_entities x ON x.event_id = e.id "
+            "WHERE e.about IS NULL"
+        ):
+            names[seq].append(name)
+        conn.exec_driver_sql(
+            "UPDATE dc_events SET about = ? WHERE seq = ?",
+            [(about_text(found, timed[seq]), seq) for seq, found in names.items()],
+        )
+    for trigger in ("dc_events_fts_ai", "dc_events_fts_ad", "dc_events_fts_au"):
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.exec_driver_sql("DROP TABLE IF EXISTS dc_events_fts")
+    conn.exec_driver_sql(
+        "CREATE VIRTUAL TABLE dc_events_fts USING fts5("
+        "text, about, content='dc_events', content_rowid='seq', tokenize='porter unicode61')"
+    )
+    conn.exec_driver_sql(
+        "CREATE TRIGGER dc_events_fts_ai AFTER INSERT ON dc_events BEGIN "
+        "INSERT INTO dc_events_fts(rowid, text, about) VALUES (new.seq, new.text, new.about); END"
+    )
+    conn.exec_driver_sql(
+        "CREATE TRIGGER dc_events_fts_ad AFTER DELETE ON dc_events BEGIN "
+        "INSERT INTO dc_events_fts(dc_events_fts, rowid, text, about) VALUES ('delete', old.seq, old.text, old.about); END"
+    )
+    conn.exec_driver_sql(
+        "CREATE TRIGGER dc_events_fts_au AFTER UPDATE OF text, about ON dc_events BEGIN "
+        "INSERT INTO dc_events_fts(dc_events_fts, rowid, text, about) VALUES ('delete', old.seq, old.text, old.about); "
+        "INSERT INTO dc_events_fts(rowid, text, about) VALUES (new.seq, new.text, new.about); END"
+    )
+    conn.exec_driver_sql("INSERT INTO dc_events_fts(dc_events_fts) VALUES ('rebuild')")
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -125,6 +173,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _schema_drift,
     _trust_gateway,
     _folded_subject_index,
+    _about_tokens,
 ]
 
 
