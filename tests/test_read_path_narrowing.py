@@ -24,7 +24,7 @@ from deltacore.retrieval.routers import semantic as semantic_module
 from deltacore.retrieval.routers.base import SearchContext, top_by_cosine
 from deltacore.storage import ChromaIndex
 from deltacore.storage.filters import event_filters
-from deltacore.storage.fulltext import TIMED_TOKEN, about_token, about_text, lexical_search
+from deltacore.storage.fulltext import about_text, about_token, lexical_search, timed_token
 from deltacore.storage.tables import event_entities, events, mentions
 from deltacore.testing import FakeEmbedder
 
@@ -79,13 +79,14 @@ def _lexical_by_join(conn, terms: list[str], filters: list, limit: int) -> list[
 
 
 def test_about_tokens_are_single_stable_tokens():
-    assert about_token("priya") == about_token("priya") != about_token("marco")
+    assert about_token("t", "priya") == about_token("t", "priya") != about_token("t", "marco")
+    assert about_token("t", "priya") != about_token("other tenant", "priya")
     # Whatever the name's characters: one token of a letter and digits (no split, no stemming).
     for name in ("billing-api", "new york", "ōsaka", "c++", "decided"):
-        token = about_token(name)
+        token = about_token("t", name)
         assert token[0] == "k" and token[1:].isdigit()
-    assert about_text(["priya", "billing", "priya"], has_time=True).split() == [
-        about_token("priya"), about_token("billing"), TIMED_TOKEN
+    assert about_text("t", ["priya", "billing", "priya"], has_time=True).split() == [
+        about_token("t", "priya"), about_token("t", "billing"), timed_token("t")
     ]
 
 
@@ -93,11 +94,11 @@ def test_lexical_search_within_an_entity_or_timed_memories_matches_the_join(tmp_
     with DeltaCore.open(path=tmp_path / "store", embedder=FakeEmbedder(), hot_capacity=0) as memory:
         memory.ingest(_history())
         cases = [
-            (["deployed", "billing"], [_about("default", ["noor"])], [about_token("noor")]),
-            (["fixed"], [_about("default", ["priya"])], [about_token("priya")]),
-            (["ledger", "tested"], [_about("default", ["noor", "ledger"])], [about_token("noor"), about_token("ledger")]),
-            (["rolled", "search"], [events.c.has_time == 1], [TIMED_TOKEN]),
-            (["nothing"], [_about("default", ["noor"])], [about_token("noor")]),
+            (["deployed", "billing"], [_about("default", ["noor"])], [about_token("default", "noor")]),
+            (["fixed"], [_about("default", ["priya"])], [about_token("default", "priya")]),
+            (["ledger", "tested"], [_about("default", ["noor", "ledger"])], [about_token("default", "noor"), about_token("default", "ledger")]),
+            (["rolled", "search"], [events.c.has_time == 1], [timed_token("default")]),
+            (["nothing"], [_about("default", ["noor"])], [about_token("default", "noor")]),
         ]
         with memory._sql.reader() as conn:  # noqa: SLF001 - the statements under test
             for terms, condition, tokens in cases:
@@ -106,7 +107,7 @@ def test_lexical_search_within_an_entity_or_timed_memories_matches_the_join(tmp_
                     expected = _lexical_by_join(conn, terms, filters, limit)
                     assert lexical_search(conn, terms, filters, limit, about=tokens) == expected, terms
             assert lexical_search(conn, ["deployed"], [events.c.tenant == "default", _about("default", ["noor"])], 50,
-                                  about=[about_token("noor")])  # finds something: equality means something
+                                  about=[about_token("default", "noor")])  # finds something: equality means something
 
 
 def test_a_store_written_before_the_about_tokens_gets_them_when_opened(tmp_path):

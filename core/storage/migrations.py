@@ -125,9 +125,9 @@ def _about_tokens(conn: Connection, dialect: str) -> None:
     from deltacore.storage.fulltext import about_text
 
     names: dict[int, list[str]] = {}
-    timed: dict[int, bool] = {}
-    for seq, has_time in conn.exec_driver_sql("SELECT seq, has_time FROM dc_events WHERE about IS NULL"):
-        names[seq], timed[seq] = [], bool(has_time)
+    facts: dict[int, tuple[str, bool]] = {}
+    for seq, tenant, has_time in conn.exec_driver_sql("SELECT seq, tenant, has_time FROM dc_events WHERE about IS NULL"):
+        names[seq], facts[seq] = [], (tenant, bool(has_time))
     if names:
         for seq, name in conn.exec_driver_sql(
             "SELECT e.seq, m.name FROM dc_events e JOIN dc_mentions m ON m.event_id = e.id WHERE e.about IS NULL "
@@ -137,7 +137,7 @@ def _about_tokens(conn: Connection, dialect: str) -> None:
             names[seq].append(name)
         conn.exec_driver_sql(
             "UPDATE dc_events SET about = ? WHERE seq = ?",
-            [(about_text(found, timed[seq]), seq) for seq, found in names.items()],
+            [(about_text(facts[seq][0], found, facts[seq][1]), seq) for seq, found in names.items()],
         )
     for trigger in ("dc_events_fts_ai", "dc_events_fts_ad", "dc_events_fts_au"):
         conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {trigger}")
@@ -162,6 +162,13 @@ def _about_tokens(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("INSERT INTO dc_events_fts(dc_events_fts) VALUES ('rebuild')")
 
 
+def _mention_role_index(conn: Connection, dialect: str) -> None:
+    # Every query asks which of its words are known names (and which are speakers): one index
+    # seek per word with the role in the index, instead of reading every mention of a common
+    # word ("deploy": 8,000 rows, ~20 ms at 100k memories).
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_mentions_role ON dc_mentions (tenant, name, role)")
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -174,6 +181,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _trust_gateway,
     _folded_subject_index,
     _about_tokens,
+    _mention_role_index,
 ]
 
 

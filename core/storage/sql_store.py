@@ -259,7 +259,8 @@ class SQLStore:
         for row in mention_rows:
             names.setdefault(row["event_id"], []).append(row["name"])
         event_rows = [
-            {**row, "about": about_text(names.get(row["id"], ()), bool(row.get("has_time")))} for row in event_rows
+            {**row, "about": about_text(row["tenant"], names.get(row["id"], ()), bool(row.get("has_time")))}
+            for row in event_rows
         ]
         inserted = set(conn.execute(statement, event_rows).scalars())
         delta_rows = [row for row in delta_rows if row["event_id"] in inserted]
@@ -473,6 +474,21 @@ class SQLStore:
             return [], np.zeros((0, 0), dtype=np.float32)
         rows = {row.seq: row for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": list(chosen)})}
         ordered = [rows[seq] for seq in chosen if seq in rows]
+        return [r.id for r in ordered], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in ordered])
+
+    def embeddings_of(
+        self, conn: Connection, seqs: Sequence[int], filters: Sequence[ColumnElement[bool]]
+    ) -> tuple[list[str], np.ndarray]:
+        """Ids and vectors of the rows ``seqs`` that pass ``filters``, in the order of ``seqs``."""
+        if not seqs:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        statement = select(events.c.seq, events.c.id, events.c.embedding).where(
+            in_list(events.c.seq, "seqs", integers=True), events.c.embedding.is_not(None), *filters
+        )
+        rows = {row.seq: row for row in conn.execute(statement, {"seqs": list(seqs)})}
+        ordered = [rows[seq] for seq in seqs if seq in rows]
+        if not ordered:
+            return [], np.zeros((0, 0), dtype=np.float32)
         return [r.id for r in ordered], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in ordered])
 
     def linked_events(

@@ -132,6 +132,7 @@ mentions = Table(
     comment="who spoke and which names a text mentions: the entity router's index",
 )
 Index("ix_dc_mentions_lookup", mentions.c.tenant, mentions.c.name)
+Index("ix_dc_mentions_role", mentions.c.tenant, mentions.c.name, mentions.c.role)
 
 outbox = Table(
     "dc_vector_outbox",

@@ -33,7 +33,7 @@ class EntityRouter:
             ),
         )
         rest = context.analysis.terms_without(set(entities))
-        tokens = [about_token(entity) for entity in entities]
+        tokens = [about_token(tenant, entity) for entity in entities]
         lexical = lexical_within(context, rest, [about], context.limit, tokens) if rest else []
-        semantic = semantic_within(context, [about], context.limit)
+        semantic = semantic_within(context, [about], context.limit, tokens)
         return rrf_merge(lexical, semantic)

@@ -13,6 +13,7 @@ from sqlalchemy import ColumnElement
 from deltacore.model import Namespace, QueryCriteria
 from deltacore.retrieval.routers.base import Ranked, SearchContext, top_by_cosine
 from deltacore.storage import chroma_where
+from deltacore.storage.fulltext import latest_about
 
 # A router that narrows the search to an entity scans at most this many of its vectors in SQL
 # (the most recent); older ones are reached through the plain neighbour pool (semantic_within).
@@ -104,7 +105,9 @@ def semantic_where(
         pool = min(max(pool * 2, math.ceil(limit / rate * 1.25)), POST_FILTER_POOL)
 
 
-def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElement[bool]], limit: int) -> Ranked:
+def semantic_within(
+    context: SearchContext, extra_filters: Sequence[ColumnElement[bool]], limit: int, about: Sequence[str] = ()
+) -> Ranked:
     """Nearest neighbours among the events matching SQL-only filters (an entity's events).
 
     First the query's plain nearest neighbours (a pool of ``POOL_FACTOR × limit``) that match:
@@ -113,6 +116,10 @@ def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElemen
     plus those pool neighbours: in a large store an entity's old memories are still found when
     they are close to the query, without scanning all of them. Both scores are cosine
     similarities, so the two lists merge by score.
+
+    ``about``: the same condition as full-text tokens (``deltacore.storage.fulltext``). On SQLite
+    the scan then takes the entity's last-written memories from the full-text index's posting
+    lists instead of sorting all of them by time (~6 ms for an entity with 1,300 memories).
     """
     filters = [*context.filters, *extra_filters]
     pool_size = limit * POOL_FACTOR
@@ -121,9 +128,15 @@ def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElemen
     hits = [(item, score) for item, score in pool if item in passing]
     if len(hits) >= limit or len(pool) < pool_size:
         return hits[:limit]
-    ids, vectors = context.sql.embeddings_where(context.conn, filters, SCAN_CAP)
+    if about and context.conn.dialect.name == "sqlite":
+        latest = latest_about(context.conn, about, SCAN_CAP)
+        ids, vectors = context.sql.embeddings_of(context.conn, latest, filters)
+        complete = len(latest) < SCAN_CAP
+    else:
+        ids, vectors = context.sql.embeddings_where(context.conn, filters, SCAN_CAP)
+        complete = len(ids) < SCAN_CAP
     scanned = top_by_cosine(ids, vectors, context.query_vector(), limit)
-    if len(ids) < SCAN_CAP:
+    if complete:
         return scanned  # every matching event was scanned: exact
     best = dict(scanned)
     for item, score in hits:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
 from deltacore.retrieval.routers.semantic import semantic_where
-from deltacore.storage.fulltext import TIMED_TOKEN
+from deltacore.storage.fulltext import timed_token
 from deltacore.storage.tables import events
 
 
@@ -31,7 +31,7 @@ class TemporalRouter:
         elif analysis.asks_when:
             sql = [events.c.has_time == 1]
             chroma = [{"has_time": 1}]
-            exhaustive, about = False, [TIMED_TOKEN]
+            exhaustive, about = False, [timed_token(context.criteria.tenant)]
         else:
             return []
         lexical = lexical_within(context, analysis.terms, sql, context.limit, about)
