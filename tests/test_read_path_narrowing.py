@@ -16,7 +16,7 @@ import random
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from sqlalchemy import column, func, literal_column, or_, select, table
+from sqlalchemy import or_, select
 
 from deltacore import DeltaCore, QueryCriteria
 from deltacore.retrieval import analyze
@@ -61,23 +61,6 @@ def _about(tenant: str, names: list[str]):
     )
 
 
-_fts = table("dc_events_fts", column("rowid"))
-
-
-def _lexical_by_join(conn, terms: list[str], filters: list, limit: int) -> list[tuple[str, float]]:
-    """The plain way: rank every text match that passes the filters."""
-    match = "text : (" + " OR ".join(f'"{t}"' for t in terms) + ")"
-    rank = func.bm25(literal_column("dc_events_fts"), 1.0, 0.0)
-    statement = (
-        select(events.c.id, rank.label("rank"))
-        .select_from(_fts.join(events, events.c.seq == _fts.c.rowid))
-        .where(literal_column("dc_events_fts").op("MATCH")(match), *filters)
-        .order_by(rank, events.c.seq)
-        .limit(limit)
-    )
-    return [(row.id, -float(row.rank)) for row in conn.execute(statement)]
-
-
 def test_about_tokens_are_single_stable_tokens():
     assert about_token("t", "priya") == about_token("t", "priya") != about_token("t", "marco")
     assert about_token("t", "priya") != about_token("other tenant", "priya")
@@ -90,7 +73,7 @@ def test_about_tokens_are_single_stable_tokens():
     ]
 
 
-def test_lexical_search_within_an_entity_or_timed_memories_matches_the_join(tmp_path):
+def test_lexical_search_within_an_entity_or_timed_memories_matches_the_join(tmp_path, lexical_by_join):
     with DeltaCore.open(path=tmp_path / "store", embedder=FakeEmbedder(), hot_capacity=0) as memory:
         memory.ingest(_history())
         cases = [
@@ -104,7 +87,7 @@ def test_lexical_search_within_an_entity_or_timed_memories_matches_the_join(tmp_
             for terms, condition, tokens in cases:
                 filters = [events.c.tenant == "default", *condition]
                 for limit in (3, 50):
-                    expected = _lexical_by_join(conn, terms, filters, limit)
+                    expected = lexical_by_join(conn, terms, filters, limit)
                     assert lexical_search(conn, terms, filters, limit, about=tokens) == expected, terms
             assert lexical_search(conn, ["deployed"], [events.c.tenant == "default", _about("default", ["noor"])], 50,
                                   about=[about_token("default", "noor")])  # finds something: equality means something
