@@ -8,6 +8,7 @@ not at all, and a crash after the commit loses nothing because the outbox is rep
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -63,6 +64,7 @@ def _ancestry_statement() -> Any:
 
 _ANCESTRY = _ancestry_statement()
 _VECTORS_BY_SEQ = select(events.c.seq, events.c.id, events.c.embedding).where(in_list(events.c.seq, "seqs", integers=True))
+_SQLITE_VECTORS_BY_SEQ = "SELECT seq, id, embedding FROM dc_events WHERE seq IN (SELECT value FROM json_each(?))"
 _TRUST_SIGNALS = (
     select(events.c.id, events.c.namespace, deltas.c.conflict_flags)
     .join(deltas, deltas.c.event_id == events.c.id, isouter=True)
@@ -480,16 +482,20 @@ class SQLStore:
         self, conn: Connection, seqs: Sequence[int], filters: Sequence[ColumnElement[bool]]
     ) -> tuple[list[str], np.ndarray]:
         """Ids and vectors of the rows ``seqs`` that pass ``filters``, in the order of ``seqs``."""
-        if not seqs:
+        passing = self.seqs_passing(conn, seqs, [events.c.embedding.is_not(None), *filters])
+        kept = [seq for seq in dict.fromkeys(seqs) if seq in passing]
+        if not kept:
             return [], np.zeros((0, 0), dtype=np.float32)
-        statement = select(events.c.seq, events.c.id, events.c.embedding).where(
-            in_list(events.c.seq, "seqs", integers=True), events.c.embedding.is_not(None), *filters
-        )
-        rows = {row.seq: row for row in conn.execute(statement, {"seqs": list(seqs)})}
-        ordered = [rows[seq] for seq in seqs if seq in rows]
-        if not ordered:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return [r.id for r in ordered], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in ordered])
+        if self.dialect == "sqlite":
+            # Thousands of 1.5 kB vectors: SQLAlchemy's per-row work cost more than SQLite's
+            # reads (~6 ms for 1,300 rows), so the driver's cursor reads them as plain tuples.
+            cursor = conn.connection.driver_connection.execute(_SQLITE_VECTORS_BY_SEQ, (json.dumps(kept),))
+            rows = {seq: (event_id, blob) for seq, event_id, blob in cursor.fetchall()}
+        else:
+            rows = {row.seq: (row.id, row.embedding) for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": kept})}
+        ordered = [rows[seq] for seq in kept if seq in rows]
+        matrix = np.frombuffer(b"".join(blob for _, blob in ordered), dtype=np.float32).reshape(len(ordered), -1)
+        return [event_id for event_id, _ in ordered], matrix
 
     def linked_events(
         self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
