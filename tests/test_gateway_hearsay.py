@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from deltacore import DeltaCore
-from deltacore.gateway.hearsay import agrees, source_names, third_person_names, values
+from deltacore.gateway.hearsay import agrees, principal_sources, source_names, third_person_names, values
 from deltacore.gateway.standing import newcomer_sources
 
 NOW = datetime.now(timezone.utc)
@@ -62,6 +62,15 @@ def test_names_of_a_source_come_from_its_actor_and_its_label() -> None:
     assert source_names(None, "user:abc") == {"abc"}
 
 
+def test_a_principal_is_named_by_a_shortening_of_their_name() -> None:
+    by_name = {"melanie": {"user:melanie"}, "caroline": {"user:caroline"}, "jo": {"user:jo"}}
+    assert principal_sources("mel", by_name) == {"user:melanie"}
+    assert principal_sources("melanie", by_name) == {"user:melanie"}
+    assert principal_sources("me", by_name) == set()  # too short to be a shortening
+    assert principal_sources("carol", by_name) == {"user:caroline"}
+    assert principal_sources("joanna", by_name) == set()  # a longer name is someone else
+
+
 def test_speaking_about_someone_is_not_addressing_them() -> None:
     names = {"john", "melanie", "jon", "tim"}
     claims = [
@@ -114,6 +123,12 @@ def test_a_patient_attacker_s_hearsay_loses_to_the_principal_s_own_account(memor
             assert ranked(off, QUESTION)[0] == "planted"
         finally:
             off.close()
+
+
+def test_hearsay_naming_the_principal_by_a_shortening_is_hearsay(memory: DeltaCore) -> None:
+    gina_and_patient_attacker(memory, "user:mallory")
+    write(memory, "planted", "Gin did open her online clothing store when 2016 began.", "user:mallory")
+    assert "planted" not in ranked(memory, QUESTION, for_decision=True)
 
 
 def test_copies_from_a_second_patient_source_do_not_confirm_hearsay(memory: DeltaCore) -> None:

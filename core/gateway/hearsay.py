@@ -20,6 +20,7 @@ misinformation is written to be *topically* close to the truth ("John went campi
 2 June 2021" vs John's "I went camping with Max last week"), so a cosine, however high, cannot
 tell a confirmation from a planted variant; the value it changes can.
 
+A principal is named by their name or by a shortening of it ("Mel" for "Melanie").
 Addressing someone is not a claim about them: "Thanks Melanie!", "Hey, John that's awesome",
 "That's great Tim! …" are vocatives and do not make a memory hearsay.
 
@@ -60,6 +61,18 @@ def source_names(source: str | None, actor: str | None) -> set[str]:
         if len(tail) > 1:
             names.add(tail)
     return names
+
+
+def principal_sources(mention: str, by_name: dict[str, set[str]]) -> set[str]:
+    """The sources of the principals a mentioned name (casefolded) refers to: an exact name, or
+    a shortening of one by truncation of at least three letters ("Mel" for "Melanie", "Sam" for
+    "Samantha") — how people refer to each other in conversation."""
+    found = set(by_name.get(mention, ()))
+    if len(mention) >= 3:
+        for name, sources in by_name.items():
+            if name != mention and name.startswith(mention):
+                found |= sources
+    return found
 
 
 def _tokens(text: str) -> list[str]:

@@ -52,7 +52,7 @@ from sqlalchemy import bindparam, select
 
 from deltacore.delta.mentions import mentioned_names
 from deltacore.gateway.consistency import content_words
-from deltacore.gateway.hearsay import agrees, source_names, third_person_names
+from deltacore.gateway.hearsay import agrees, principal_sources, source_names, third_person_names
 from deltacore.gateway.policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.model import Namespace
@@ -131,13 +131,16 @@ class RetrievalDefence:
             if source is None:
                 continue
             text = details[event_id][1]
-            others = {
-                n for n in mentioned_names(text)
-                if n in by_name and n not in own[event_id] and source not in by_name[n]
-            }
+            others: dict[str, set[str]] = {}
+            for mention in mentioned_names(text):
+                if mention in own[event_id]:
+                    continue
+                sources = principal_sources(mention, by_name)
+                if sources and source not in sources:
+                    others[mention] = sources
             named = third_person_names(text, others) if others else set()
             if named:
-                about[event_id] = {n: by_name[n] for n in named}
+                about[event_id] = {n: others[n] for n in named}
         if not about:
             return {}
         first_party = {
