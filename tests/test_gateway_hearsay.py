@@ -163,13 +163,34 @@ def test_confirmed_third_party_statement_stays_visible(memory: DeltaCore) -> Non
     assert "relay" in ranked(memory, QUESTION, for_decision=True)
 
 
-def test_third_party_statement_on_a_topic_the_principal_never_spoke_about_stays_visible(memory: DeltaCore) -> None:
-    """No competing first-party account: a parent's note about a child keeps its rank."""
+def _dentist(memory: DeltaCore) -> list[str]:
     history(memory, "user:gina", n=12, days=60)
     history(memory, "user:mom", n=12, days=60)
     write(memory, "note", "Gina has a dentist appointment on Thursday at 3pm.", "user:mom")
-    assert ranked(memory, "when is Gina's dentist appointment?")[0] == "note"
-    assert "note" in ranked(memory, "when is Gina's dentist appointment?", for_decision=True)
+    return ranked(memory, "when is Gina's dentist appointment?")
+
+
+def test_third_party_statement_on_a_topic_the_principal_never_spoke_about_stays_visible(backend) -> None:
+    """With a topic threshold, no competing first-party account means no demotion: a parent's
+    note about a child keeps its rank."""
+    memory = backend.open(trust={"hearsay_topic_similarity": 0.5})
+    try:
+        assert _dentist(memory)[0] == "note"
+        assert "note" in ranked(memory, "when is Gina's dentist appointment?", for_decision=True)
+    finally:
+        memory.close()
+
+
+def test_generally_any_first_party_candidate_demotes_unconfirmed_hearsay(backend) -> None:
+    """``hearsay_topic_similarity`` = 0 (the rule "generally"): whenever the principal's own
+    memories are candidates, what others say about them needs the principal's confirmation —
+    the cost docs/security.md states: the parent's note no longer drives a decision."""
+    memory = backend.open(trust={"hearsay_topic_similarity": 0.0})
+    try:
+        _dentist(memory)
+        assert "note" not in ranked(memory, "when is Gina's dentist appointment?", for_decision=True)
+    finally:
+        memory.close()
 
 
 def test_addressing_the_principal_is_not_hearsay(memory: DeltaCore) -> None:
