@@ -42,7 +42,8 @@ from _poisoning.metrics import TARGETS, benign_metrics, family_metrics, recall_a
 from _poisoning.trigger_search import PHRASE_TRIGGER, RARE_TRIGGER, optimise_trigger, vocabulary  # noqa: E402
 from locomo import DocumentCache  # noqa: E402
 
-# Settings tried on the calibration half (TrustPolicy fields), written out in full.
+# Settings tried on the calibration half (TrustPolicy fields), written out in full: the engine's
+# default changed to the last one after the calibration chose it.
 # The read-time knob this grid calibrates is the first-party rule's topic threshold
 # (``hearsay_topic_similarity``, a MiniLM cosine): 0.5 is its a-priori default, set before any
 # run; 0.0 means "generally" (hearsay about a principal needs the principal's confirmation
@@ -51,10 +52,10 @@ from locomo import DocumentCache  # noqa: E402
 # measured in the previous run and lost to the current defaults (docs/benchmarks.md); they are
 # left out to fit the time.
 DEFAULT_GRID: list[dict[str, Any]] = [
-    {"hearsay_topic_similarity": 0.5},  # the engine default, set a priori
+    {"hearsay_topic_similarity": 0.5},  # its a-priori default
     {"hearsay_topic_similarity": 0.4},
     {"hearsay_topic_similarity": 0.3},
-    {"hearsay_topic_similarity": 0.0},
+    {"hearsay_topic_similarity": 0.0},  # chosen on the calibration half; the engine default since
 ]
 
 

@@ -124,11 +124,17 @@ class TrustPolicy(BaseModel):
     person who is a source there), written by a different source, loses its rank when the
     principal's own memories among the candidates speak about the same thing and none confirms
     it — whatever the writer's standing. False: off."""
-    hearsay_topic_similarity: float = Field(default=0.5, ge=0.0, le=1.0)
+    hearsay_topic_similarity: float = Field(default=0.0, ge=0.0, le=1.0)
     """Cosine between a hearsay memory and one of its principal's own memories at which the
-    two are about the same thing (the principal has given their own account). Set a priori
-    (0.5, the lower of the two topic cosines the benchmark's grid already used for
-    ``answered_similarity``), not tuned on either half. Depends on the embedder (MiniLM)."""
+    two are about the same thing (the principal has given their own account). 0.0: the rule
+    applies "generally" — whenever any of the principal's own memories is a candidate. Its
+    a-priori default was 0.5; the poisoning benchmark's calibration (MiniLM, calibration half)
+    chose 0.0 over 0.5, 0.4 and 0.3, which left 85%, 50-55% and 30% of the patient attacker's
+    planted answers through (planted statements sit at cosine 0.3-0.5 to their principal's own
+    turns), at no cost in benign recall on LoCoMo (docs/benchmarks.md). The cost elsewhere: a
+    third party's report about a principal on a matter the principal never spoke about ranks
+    low (and drives no decision) when the principal's own memories are candidates; raise it to
+    spare such reports. Depends on the embedder."""
     hearsay_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     """Retrieval score multiplier of hearsay that competes with its principal's own account
     unconfirmed (confirmation: cosine ≥ ``corroboration_similarity`` and every number, date and
