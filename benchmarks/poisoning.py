@@ -1,7 +1,7 @@
 """Memory poisoning: attack families against DeltaCore's trust gateway, defence on and off.
 
 Benign memory is LoCoMo (every turn, written by its speakers, one tenant per conversation) plus
-hard benign records and true facts from new sources (``_poisoning/data.py``). Thirteen LLM-free
+hard benign records and true facts from new sources (``_poisoning/data.py``). Twenty-two LLM-free
 attack families (``_poisoning/attacks.py``) write from untrusted user sources with a budget of
 five records per target question; each family runs on its own copy of the benign store. The
 questions are split in half (seeded): the defence's thresholds are calibrated on one half, the
