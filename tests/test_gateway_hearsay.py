@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from deltacore import DeltaCore
-from deltacore.gateway.hearsay import agrees, principal_sources, source_names, third_person_names, values
+from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about, third_person_names, values
 from deltacore.gateway.standing import newcomer_sources
 
 NOW = datetime.now(timezone.utc)
@@ -90,6 +90,12 @@ def test_speaking_about_someone_is_not_addressing_them() -> None:
     ]
     assert all(third_person_names(text, names) for text in claims), [t for t in claims if not third_person_names(t, names)]
     assert not any(third_person_names(text, names) for text in addresses), [t for t in addresses if third_person_names(t, names)]
+
+
+def test_what_a_text_speaks_about_is_every_name_it_does_not_address() -> None:
+    assert spoken_about("Thanks Melanie! John went camping with Max on 2 June.") == {"john", "max"}
+    assert spoken_about("Hey Caroline, how are you?") == frozenset()
+    assert spoken_about("no names here") == frozenset()
 
 
 def test_agreement_is_on_values_not_on_topic() -> None:

@@ -29,6 +29,7 @@ Everything here is text-level and deterministic (regular expressions, no model).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -115,6 +116,14 @@ def third_person_names(text: str, names: Iterable[str]) -> set[str]:
         if not addressed:
             found.add(base)
     return found
+
+
+@functools.lru_cache(maxsize=65_536)
+def spoken_about(text: str) -> frozenset[str]:
+    """The names (casefolded) ``text`` mentions in the third person — ``third_person_names`` of
+    every name it mentions. Cached: the read path asks it of every candidate of every query."""
+    names = mentioned_names(text)
+    return frozenset(third_person_names(text, names)) if names else frozenset()
 
 
 def values(text: str, ignore: Iterable[str] = ()) -> set[str]:

@@ -50,9 +50,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy import bindparam, select
 
-from deltacore.delta.mentions import mentioned_names
 from deltacore.gateway.consistency import content_words
-from deltacore.gateway.hearsay import agrees, principal_sources, source_names, third_person_names
+from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about
 from deltacore.gateway.policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.model import Namespace
@@ -88,9 +87,11 @@ class RetrievalDefence:
             return fused
         ids = [item_id for item_id, _, _ in fused]
         info, details = _trust_info(conn, ids)
-        hearsay = self._hearsay(conn, info, details, for_decision)
+        vectors = _Vectors(conn)  # fetched once per query, shared by the rules that need them
+        hearsay = self._hearsay(vectors, info, details, for_decision)
         weights = self._corroboration(
-            conn, info, for_decision, tenant, dict(semantic) if semantic is not None else None, details, set(hearsay)
+            conn, info, for_decision, tenant, dict(semantic) if semantic is not None else None, details, set(hearsay),
+            vectors,
         )
         for event_id, weight in hearsay.items():
             weights[event_id] = min(weights.get(event_id, 1.0), weight)
@@ -107,7 +108,7 @@ class RetrievalDefence:
         return adjusted
 
     def _hearsay(
-        self, conn: Any, info: dict[str, tuple[str, float, str | None]], details: dict[str, tuple[str | None, str]],
+        self, fetch: _Vectors, info: dict[str, tuple[str, float, str | None]], details: dict[str, tuple[str | None, str]],
         for_decision: bool,
     ) -> dict[str, float]:
         """Weights of the hearsay candidates that compete with their principal's own account
@@ -130,24 +131,22 @@ class RetrievalDefence:
         for event_id, (_, _, source) in info.items():
             if source is None:
                 continue
-            text = details[event_id][1]
             others: dict[str, set[str]] = {}
-            for mention in mentioned_names(text):
-                if mention in own[event_id]:
-                    continue
-                sources = principal_sources(mention, by_name)
+            # Names the text speaks about (not to); cached per text: most candidates of a
+            # conversation address the other speaker by name, and the regexes are the cost.
+            for name in spoken_about(details[event_id][1]) - own[event_id]:
+                sources = principal_sources(name, by_name)
                 if sources and source not in sources:
-                    others[mention] = sources
-            named = third_person_names(text, others) if others else set()
-            if named:
-                about[event_id] = {n: others[n] for n in named}
+                    others[name] = sources
+            if others:
+                about[event_id] = others
         if not about:
             return {}
         first_party = {
             event_id for event_id, (_, _, source) in info.items()
             if any(source in sources for principals in about.values() for sources in principals.values())
         }
-        vectors = _vectors(conn, list(set(about) | first_party))
+        vectors = fetch(list(set(about) | first_party))
         weights: dict[str, float] = {}
         for event_id, principals in about.items():
             mine = vectors.get(event_id)
@@ -173,6 +172,7 @@ class RetrievalDefence:
         self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
         cosines: dict[str, float] | None, details: dict[str, tuple[str | None, str]] | None = None,
         demoted: set[str] = frozenset(),  # type: ignore[assignment]
+        fetch: _Vectors | None = None,
     ) -> dict[str, float]:
         policy = self.policy
         newcomers = newcomer_sources(conn, policy, tenant, {row[2] for row in info.values() if row[2]})
@@ -199,7 +199,8 @@ class RetrievalDefence:
         ]
         # Does anything trusted answer the query? If not, a newcomer's memory may be the best there is.
         answered = cosines is None or any(cosines.get(i, 0.0) >= policy.answered_similarity for i in trusted)
-        vectors = _vectors(conn, list(doubts) + trusted) if trusted else {}
+        fetch = fetch or _Vectors(conn)
+        vectors = fetch(list(doubts) + trusted) if trusted else {}
         corroborated = self._corroborated(list(doubts), trusted, info, vectors, details)
         weights: dict[str, float] = {}
         for event_id, weight in doubts.items():
@@ -294,6 +295,22 @@ def _trust_info(
             found[row.id] = (row.namespace, float(row.trust), row.source)
             details[row.id] = (row.actor, row.text)
     return found, details
+
+
+class _Vectors:
+    """Unit vectors of candidates, fetched on demand and kept for the rest of one query."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self._found: dict[str, np.ndarray] = {}
+        self._asked: set[str] = set()
+
+    def __call__(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        missing = [i for i in dict.fromkeys(ids) if i not in self._asked]
+        if missing:
+            self._found.update(_vectors(self._conn, missing))
+            self._asked.update(missing)
+        return self._found
 
 
 def _vectors(conn: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
