@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import column, func, literal_column, select, table
 
 from deltacore import DeltaCore
+from deltacore.storage.tables import events
 from deltacore.testing import FakeEmbedder
 
 POSTGRES_URL = os.environ.get("DELTACORE_TEST_POSTGRES_URL")
@@ -111,3 +113,26 @@ def memory(backend: Backend) -> Iterator[DeltaCore]:
     store = backend.open()
     yield store
     store.close()
+
+
+_fts = table("dc_events_fts", column("rowid"))
+
+
+def _lexical_by_join(conn: Any, terms: list[str], filters: list, limit: int) -> list[tuple[str, float]]:
+    """The plain way (SQLite): rank every text match that passes the filters by the text's bm25."""
+    match = "text : (" + " OR ".join(f'"{t}"' for t in terms) + ")"
+    rank = func.bm25(literal_column("dc_events_fts"), 1.0, 0.0)
+    statement = (
+        select(events.c.id, rank.label("rank"))
+        .select_from(_fts.join(events, events.c.seq == _fts.c.rowid))
+        .where(literal_column("dc_events_fts").op("MATCH")(match), *filters)
+        .order_by(rank, events.c.seq)
+        .limit(limit)
+    )
+    return [(row.id, -float(row.rank)) for row in conn.execute(statement)]
+
+
+@pytest.fixture
+def lexical_by_join() -> Callable[..., list[tuple[str, float]]]:
+    """What the fast lexical paths must return: the reference they are compared with."""
+    return _lexical_by_join

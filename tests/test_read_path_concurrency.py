@@ -22,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
-from sqlalchemy import column, func, literal_column, select, table
+from sqlalchemy import select
 
 from deltacore import DeltaCore, QueryCriteria
 from deltacore.retrieval.routers import LexicalRouter
@@ -135,24 +135,7 @@ def test_many_simultaneous_queries_get_the_answers_of_one_at_a_time(backend):
     assert all(alone[q] == ids for q, ids in together)
 
 
-_fts = table("dc_events_fts", column("rowid"))
-
-
-def _lexical_by_join(conn, terms: list[str], filters: list, limit: int) -> list[tuple[str, float]]:
-    """The plain way: rank every match that passes the filters."""
-    match = " OR ".join(f'"{t}"' for t in terms)
-    rank = func.bm25(literal_column("dc_events_fts"))
-    statement = (
-        select(events.c.id, rank.label("rank"))
-        .select_from(_fts.join(events, events.c.seq == _fts.c.rowid))
-        .where(literal_column("dc_events_fts").op("MATCH")(match), *filters)
-        .order_by(rank, events.c.seq)
-        .limit(limit)
-    )
-    return [(row.id, -float(row.rank)) for row in conn.execute(statement)]
-
-
-def test_lexical_search_ranks_in_the_index_first_and_still_returns_the_best_that_pass(tmp_path):
+def test_lexical_search_ranks_in_the_index_first_and_still_returns_the_best_that_pass(tmp_path, lexical_by_join):
     with DeltaCore.open(path=tmp_path / "store", embedder=FakeEmbedder(), hot_capacity=0) as memory:
         # Many short matches by one agent, and a few long (so low-ranked) ones by another: a
         # query scoped to the other agent finds none of its rows among the index's best.
@@ -170,7 +153,7 @@ def test_lexical_search_ranks_in_the_index_first_and_still_returns_the_best_that
         ]
         with memory._sql.reader() as conn:  # noqa: SLF001 - the statements under test
             for terms, filters, limit in cases:
-                assert lexical_search(conn, terms, filters, limit) == _lexical_by_join(conn, terms, filters, limit)
+                assert lexical_search(conn, terms, filters, limit) == lexical_by_join(conn, terms, filters, limit)
             scoped = lexical_search(conn, ["payments"], cases[1][1], 10)
         assert sorted(i for i, _ in scoped) == sorted(rare)
 

@@ -48,14 +48,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 
 from deltacore.gateway.consistency import content_words
 from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about
 from deltacore.gateway.policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.model import Namespace
-from deltacore.storage.sql_store import _chunks
+from deltacore.storage.id_lists import in_list
 from deltacore.storage.tables import events, retrievals
 
 Fused = list[tuple[str, float, dict[str, int]]]
@@ -256,10 +256,9 @@ class RetrievalDefence:
     def _cones(self, conn: Any, ids: Sequence[str]) -> dict[str, float]:
         policy = self.policy
         queries: dict[str, list[str]] = {}
-        for chunk in _chunks(list(ids), 500):
-            for event_id, query in conn.execute(_RETRIEVAL_QUERIES, {"ids": chunk}):
-                if len(queries.setdefault(event_id, [])) < 20:
-                    queries[event_id].append(query)
+        for event_id, query in conn.execute(_RETRIEVAL_QUERIES, {"ids": list(ids)}):
+            if len(queries.setdefault(event_id, [])) < 20:
+                queries[event_id].append(query)
         weights = {}
         for event_id, texts in queries.items():
             if len(texts) < policy.cone_min_retrievals:
@@ -273,14 +272,13 @@ class RetrievalDefence:
 
 
 # Built once: the defence runs on every query (see SQLStore's read statements for why).
-_IDS = bindparam("ids", expanding=True)
 _TRUST_INFO = select(
     events.c.id, events.c.namespace, events.c.trust, events.c.source, events.c.actor, events.c.text
-).where(events.c.id.in_(_IDS))
-_VECTORS = select(events.c.id, events.c.embedding).where(events.c.id.in_(_IDS), events.c.embedding.is_not(None))
+).where(in_list(events.c.id))
+_VECTORS = select(events.c.id, events.c.embedding).where(in_list(events.c.id), events.c.embedding.is_not(None))
 _RETRIEVAL_QUERIES = (
     select(retrievals.c.event_id, retrievals.c.query)
-    .where(retrievals.c.event_id.in_(_IDS), retrievals.c.query.is_not(None))
+    .where(in_list(retrievals.c.event_id), retrievals.c.query.is_not(None))
     .order_by(retrievals.c.id.desc())
 )
 
@@ -290,10 +288,9 @@ def _trust_info(
 ) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str]]]:
     """(namespace, trust, source) and (actor, text) of each candidate."""
     found, details = {}, {}
-    for chunk in _chunks(list(ids), 500):
-        for row in conn.execute(_TRUST_INFO, {"ids": chunk}):
-            found[row.id] = (row.namespace, float(row.trust), row.source)
-            details[row.id] = (row.actor, row.text)
+    for row in conn.execute(_TRUST_INFO, {"ids": list(ids)}):
+        found[row.id] = (row.namespace, float(row.trust), row.source)
+        details[row.id] = (row.actor, row.text)
     return found, details
 
 
@@ -315,8 +312,7 @@ class _Vectors:
 
 def _vectors(conn: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
     found = {}
-    for chunk in _chunks(list(ids), 500):
-        for row in conn.execute(_VECTORS, {"ids": chunk}):
-            vector = np.frombuffer(row.embedding, dtype=np.float32)
-            found[row.id] = vector / (np.linalg.norm(vector) or 1.0)
+    for row in conn.execute(_VECTORS, {"ids": list(ids)}):
+        vector = np.frombuffer(row.embedding, dtype=np.float32)
+        found[row.id] = vector / (np.linalg.norm(vector) or 1.0)
     return found

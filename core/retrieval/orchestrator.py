@@ -21,6 +21,7 @@ from deltacore.retrieval.packing import pack
 from deltacore.retrieval.presets import STAGE_ONE, STAGE_TWO, choose_routers
 from deltacore.retrieval.query_analysis import analyze
 from deltacore.retrieval.rerank import Reranker, apply_reranker
+from deltacore.retrieval.routers.semantic import POOL_FACTOR
 from deltacore.retrieval.routers import (
     BeliefRouter,
     CausalRouter,
@@ -121,6 +122,9 @@ class Retriever:
                 index=self._index(),
                 embed_query=self._embed_query,
                 hot=self._hot,
+                # The entity and temporal routers post-filter the query's plain neighbours: the
+                # semantic router's search fetches their pool too (one vector search per query).
+                neighbour_pool=limit * POOL_FACTOR if "entity" in weights or "temporal" in weights else limit,
             )
             searches = {name: self._routers[name].search for name in weights if name in STAGE_ONE}
             ranked = self._concurrently(context, searches)

@@ -22,7 +22,8 @@ from deltacore.errors import EmbedderMismatchError
 from deltacore.storage.engine_factory import create_sql_engine
 from deltacore.storage.errors import translate_backend_errors
 from deltacore.storage.filters import entity_filter
-from deltacore.storage.fulltext import TermStatistics
+from deltacore.storage.fulltext import TermStatistics, about_text
+from deltacore.storage.id_lists import in_list
 from deltacore.storage.migrations import run_migrations
 from deltacore.storage.tables import (
     delta_links,
@@ -42,14 +43,15 @@ from deltacore.storage.tables import (
 
 # Statements the read path runs on every query, built once: constructing a SQLAlchemy statement
 # (and a recursive CTE above all) costs more Python time than SQLite takes to run it on a
-# handful of ids. ``ids`` is an expanding parameter, so one compiled form serves every list.
+# handful of ids. ``ids`` is one parameter holding the whole list (``in_list``), so one compiled
+# form serves every list.
 _EVENT_COLUMNS = [c for c in events.c if c.name != "embedding"]
-_DELTAS_OF_EVENTS = select(deltas).where(deltas.c.event_id.in_(bindparam("ids", expanding=True)))
+_DELTAS_OF_EVENTS = select(deltas).where(in_list(deltas.c.event_id))
 
 
 def _ancestry_statement() -> Any:
     start = select(delta_links.c.child_id, delta_links.c.parent_id, literal(1).label("level")).where(
-        delta_links.c.child_id.in_(bindparam("ids", expanding=True))
+        in_list(delta_links.c.child_id)
     )
     walk = start.cte("walk", recursive=True)
     step = select(delta_links.c.child_id, delta_links.c.parent_id, (walk.c.level + 1).label("level")).where(
@@ -60,7 +62,33 @@ def _ancestry_statement() -> Any:
 
 
 _ANCESTRY = _ancestry_statement()
-_VECTORS_BY_SEQ = select(events.c.seq, events.c.id, events.c.embedding).where(events.c.seq.in_(bindparam("seqs", expanding=True)))
+_VECTORS_BY_SEQ = select(events.c.seq, events.c.id, events.c.embedding).where(in_list(events.c.seq, "seqs", integers=True))
+_TRUST_SIGNALS = (
+    select(events.c.id, events.c.namespace, deltas.c.conflict_flags)
+    .join(deltas, deltas.c.event_id == events.c.id, isouter=True)
+    .where(in_list(events.c.id))
+)
+_UTILITIES = select(deltas.c.event_id, deltas.c.utility, deltas.c.utility_ts).where(in_list(deltas.c.event_id))
+
+
+def _linked_statements() -> tuple[Any, Any]:
+    """(seed event, event of a causal parent) and (seed event, event of a causal child)."""
+    child, parent = deltas.alias("child"), deltas.alias("parent")
+    statements = []
+    for source, target, join_on in (
+        (child, parent, (delta_links.c.child_id == child.c.id, delta_links.c.parent_id == parent.c.id)),
+        (parent, child, (delta_links.c.parent_id == parent.c.id, delta_links.c.child_id == child.c.id)),
+    ):
+        statements.append(
+            select(source.c.event_id.label("seed"), target.c.event_id.label("other"), events.c.seq)
+            .select_from(delta_links.join(source, join_on[0]).join(target, join_on[1]))
+            .join(events, events.c.id == target.c.event_id)
+            .where(in_list(source.c.event_id))
+        )
+    return statements[0], statements[1]
+
+
+_LINKED = _linked_statements()
 
 class SQLStore:
     """Reads and writes the SQL tables. Knows nothing about embeddings or retrieval."""
@@ -225,6 +253,15 @@ class SQLStore:
             return set()
         dialect_insert = sqlite.insert if self.dialect == "sqlite" else postgresql.insert
         statement = dialect_insert(events).on_conflict_do_nothing(index_elements=["id"]).returning(events.c.id)
+        names: dict[str, list[str]] = {}
+        for row in entity_rows:
+            names.setdefault(row["event_id"], []).append(row["entity"])
+        for row in mention_rows:
+            names.setdefault(row["event_id"], []).append(row["name"])
+        event_rows = [
+            {**row, "about": about_text(row["tenant"], names.get(row["id"], ()), bool(row.get("has_time")))}
+            for row in event_rows
+        ]
         inserted = set(conn.execute(statement, event_rows).scalars())
         delta_rows = [row for row in delta_rows if row["event_id"] in inserted]
         kept_deltas = {row["id"] for row in delta_rows}
@@ -307,17 +344,15 @@ class SQLStore:
         self, conn: Connection, ids: Sequence[str], filters: Sequence[ColumnElement[bool]] = ()
     ) -> dict[str, Any]:
         """Rows of ``ids`` that pass ``filters``, by id (embedding column left out)."""
-        found: dict[str, Any] = {}
-        for chunk in _chunks(list(ids), 500):
-            statement = select(*_EVENT_COLUMNS).where(events.c.id.in_(chunk), *filters)
-            found.update({row.id: row for row in conn.execute(statement)})
-        return found
+        if not ids:
+            return {}
+        statement = select(*_EVENT_COLUMNS).where(in_list(events.c.id), *filters)
+        return {row.id: row for row in conn.execute(statement, {"ids": list(ids)})}
 
     def deltas_for_events(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, list[Any]]:
         found: dict[str, list[Any]] = {}
-        for chunk in _chunks(list(event_ids), 500):
-            for row in conn.execute(_DELTAS_OF_EVENTS, {"ids": chunk}):
-                found.setdefault(row.event_id, []).append(row)
+        for row in conn.execute(_DELTAS_OF_EVENTS, {"ids": list(event_ids)}):
+            found.setdefault(row.event_id, []).append(row)
         return found
 
     def fetch_deltas(self, conn: Connection, delta_ids: Sequence[str]) -> dict[str, Any]:
@@ -338,11 +373,10 @@ class SQLStore:
         found: dict[str, list[str]] = {delta_id: [] for delta_id in delta_ids}
         if not delta_ids or depth <= 0:
             return found
-        for chunk in _chunks(list(delta_ids), 500):
-            for child, parent in conn.execute(_ANCESTRY, {"ids": chunk, "depth": depth}):
-                parents = found.setdefault(child, [])
-                if parent not in parents:
-                    parents.append(parent)
+        for child, parent in conn.execute(_ANCESTRY, {"ids": list(delta_ids), "depth": depth}):
+            parents = found.setdefault(child, [])
+            if parent not in parents:
+                parents.append(parent)
         return found
 
     def children_of(self, conn: Connection, delta_ids: Sequence[str]) -> dict[str, list[str]]:
@@ -411,9 +445,10 @@ class SQLStore:
     def tenant_vectors(self, conn: Connection, tenant: str, columns: Sequence[str]) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
         """Every vector of a tenant with the metadata the hot tier filters on."""
         rows = conn.execute(
-            select(events.c.id, events.c.embedding, *(events.c[name] for name in columns)).where(
-                events.c.tenant == tenant, events.c.embedding.is_not(None)
-            )
+            select(events.c.id, events.c.embedding, *(events.c[name] for name in columns))
+            .where(events.c.tenant == tenant, events.c.embedding.is_not(None))
+            # In row order on every backend: equally similar memories then rank the same way.
+            .order_by(events.c.seq)
         ).all()
         if not rows:
             return [], np.zeros((0, 0), dtype=np.float32), []
@@ -437,64 +472,71 @@ class SQLStore:
         ).scalars().all()
         if not chosen:
             return [], np.zeros((0, 0), dtype=np.float32)
-        rows: dict[int, Any] = {}
-        for chunk in _chunks(chosen, 500):
-            rows.update((row.seq, row) for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": chunk}))
+        rows = {row.seq: row for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": list(chosen)})}
         ordered = [rows[seq] for seq in chosen if seq in rows]
+        return [r.id for r in ordered], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in ordered])
+
+    def embeddings_of(
+        self, conn: Connection, seqs: Sequence[int], filters: Sequence[ColumnElement[bool]]
+    ) -> tuple[list[str], np.ndarray]:
+        """Ids and vectors of the rows ``seqs`` that pass ``filters``, in the order of ``seqs``."""
+        if not seqs:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        statement = select(events.c.seq, events.c.id, events.c.embedding).where(
+            in_list(events.c.seq, "seqs", integers=True), events.c.embedding.is_not(None), *filters
+        )
+        rows = {row.seq: row for row in conn.execute(statement, {"seqs": list(seqs)})}
+        ordered = [rows[seq] for seq in seqs if seq in rows]
+        if not ordered:
+            return [], np.zeros((0, 0), dtype=np.float32)
         return [r.id for r in ordered], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in ordered])
 
     def linked_events(
         self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
     ) -> dict[str, list[str]]:
-        """For each event, the events of its delta's causal parents and children."""
-        child, parent = deltas.alias("child"), deltas.alias("parent")
+        """For each event, the events of its delta's causal parents and children (that pass ``filters``)."""
         found: dict[str, list[str]] = {}
-        for source, target, join_on in (
-            (child, parent, (delta_links.c.child_id == child.c.id, delta_links.c.parent_id == parent.c.id)),
-            (parent, child, (delta_links.c.parent_id == parent.c.id, delta_links.c.child_id == child.c.id)),
-        ):
-            statement = (
-                select(source.c.event_id.label("seed"), target.c.event_id.label("other"))
-                .select_from(delta_links.join(source, join_on[0]).join(target, join_on[1]))
-                .join(events, events.c.id == target.c.event_id)
-                .where(source.c.event_id.in_(list(event_ids)), *filters)
-            )
-            for seed, other in conn.execute(statement):
+        links = [(seed, other, seq) for statement in _LINKED for seed, other, seq in conn.execute(statement, {"ids": list(event_ids)})]
+        if not links:
+            return found
+        # The filters are checked on the linked rows by row number: joined into the statement
+        # above they would make it a new statement (and a new compiled form) for every query.
+        passing = self.seqs_passing(conn, [seq for _, _, seq in links], filters)
+        for seed, other, seq in links:
+            if seq in passing:
                 found.setdefault(seed, []).append(other)
         return found
 
     def trust_signals(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, tuple[str, set[str]]]:
         """(namespace, conflict flags of its deltas) per event."""
         found: dict[str, tuple[str, set[str]]] = {}
-        statement = (
-            select(events.c.id, events.c.namespace, deltas.c.conflict_flags)
-            .join(deltas, deltas.c.event_id == events.c.id, isouter=True)
-            .where(events.c.id.in_(list(event_ids)))
-        )
-        for event_id, namespace, flags in conn.execute(statement):
+        for event_id, namespace, flags in conn.execute(_TRUST_SIGNALS, {"ids": list(event_ids)}):
             found.setdefault(event_id, (namespace, set()))[1].update(flags or ())
         return found
 
     def utilities(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
         """(utility, set at) of each event's best delta."""
         found: dict[str, tuple[float, float]] = {}
-        statement = select(deltas.c.event_id, deltas.c.utility, deltas.c.utility_ts).where(
-            deltas.c.event_id.in_(list(event_ids))
-        )
-        for event_id, utility, set_at in conn.execute(statement):
+        for event_id, utility, set_at in conn.execute(_UTILITIES, {"ids": list(event_ids)}):
             if event_id not in found or utility > found[event_id][0]:
                 found[event_id] = (utility, set_at)
         return found
 
     def ids_passing(self, conn: Connection, ids: Sequence[str], filters: Sequence[ColumnElement[bool]]) -> set[str]:
         """Those of ``ids`` whose rows pass ``filters``."""
-        found: set[str] = set()
-        for chunk in _chunks(list(ids), 500):
-            # Look the rows up by id first: given hundreds of ids next to "tenant = ?", SQLite's
-            # planner prefers to scan the tenant's index, ~100x slower than the id lookups.
-            by_id = select(events.c.seq).where(events.c.id.in_(chunk)).scalar_subquery()
-            found.update(conn.execute(select(events.c.id).where(events.c.seq.in_(by_id), *filters)).scalars())
-        return found
+        if not ids:
+            return set()
+        # Look the rows up by id first: given hundreds of ids next to "tenant = ?", SQLite's
+        # planner prefers to scan the tenant's index, ~100x slower than the id lookups.
+        by_id = select(events.c.seq).where(in_list(events.c.id)).scalar_subquery()
+        return set(conn.execute(select(events.c.id).where(events.c.seq.in_(by_id), *filters), {"ids": list(ids)}).scalars())
+
+    def seqs_passing(self, conn: Connection, seqs: Sequence[int], filters: Sequence[ColumnElement[bool]]) -> set[int]:
+        """Those of the row numbers ``seqs`` whose rows pass ``filters``."""
+        if not seqs:
+            return set()
+        statement = select(events.c.seq).where(in_list(events.c.seq, "seqs", integers=True), *filters)
+        return set(conn.execute(statement, {"seqs": list(dict.fromkeys(seqs))}).scalars())
 
     def event_ids_where(self, conn: Connection, filters: Sequence[ColumnElement[bool]]) -> list[str]:
         return list(conn.execute(select(events.c.id).where(*filters)).scalars())

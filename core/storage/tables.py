@@ -58,6 +58,11 @@ events = Table(
     Column("meta", JSON, nullable=False),
     Column("token_count", Integer, nullable=False),
     Column("has_time", Integer, nullable=False, server_default="0", comment="1 if the text says when"),
+    Column(
+        "about",
+        Text,
+        comment="tokens of the entities it is about and of has_time, for SQLite's full-text index (fulltext.about_text)",
+    ),
     Column("embedding", LargeBinary, comment="float32 vector; the vector index is rebuilt from it"),
     Column("created_at", Float, nullable=False),
 )
@@ -127,6 +132,7 @@ mentions = Table(
     comment="who spoke and which names a text mentions: the entity router's index",
 )
 Index("ix_dc_mentions_lookup", mentions.c.tenant, mentions.c.name)
+Index("ix_dc_mentions_role", mentions.c.tenant, mentions.c.name, mentions.c.role)
 
 outbox = Table(
     "dc_vector_outbox",

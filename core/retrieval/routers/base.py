@@ -31,7 +31,13 @@ class SearchContext:
     index: ChromaIndex | None
     embed_query: Callable[[str], np.ndarray]
     hot: HotTier | None = None
+    neighbour_pool: int = 0
+    """How many plain nearest neighbours the query's first vector search fetches: enough for the
+    routers that post-filter them (``deltacore.retrieval.routers.semantic.plain_neighbours``)."""
     _vector: np.ndarray | None = field(default=None, repr=False)
+    # Shared by the copies a router on another thread works with (dataclasses.replace keeps the
+    # same dict): what one router searched, the others reuse.
+    shared: dict[str, object] = field(default_factory=dict, repr=False)
 
     def query_vector(self) -> np.ndarray:
         if self._vector is None:

@@ -12,6 +12,7 @@ from sqlalchemy import or_, select
 from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
 from deltacore.retrieval.routers.semantic import semantic_within
+from deltacore.storage.fulltext import about_token
 from deltacore.storage.tables import event_entities, events, mentions
 
 
@@ -32,6 +33,7 @@ class EntityRouter:
             ),
         )
         rest = context.analysis.terms_without(set(entities))
-        lexical = lexical_within(context, rest, [about], context.limit) if rest else []
-        semantic = semantic_within(context, [about], context.limit)
+        tokens = [about_token(tenant, entity) for entity in entities]
+        lexical = lexical_within(context, rest, [about], context.limit, tokens) if rest else []
+        semantic = semantic_within(context, [about], context.limit, tokens)
         return rrf_merge(lexical, semantic)

@@ -22,6 +22,14 @@ class LexicalRouter:
 
 
 def lexical_within(
-    context: SearchContext, terms: Sequence[str], extra_filters: Sequence[ColumnElement[bool]], limit: int
+    context: SearchContext,
+    terms: Sequence[str],
+    extra_filters: Sequence[ColumnElement[bool]],
+    limit: int,
+    about: Sequence[str] = (),
 ) -> Ranked:
-    return lexical_search(context.conn, list(terms), [*context.filters, *extra_filters], limit, context.sql.term_statistics)
+    """Lexical matches among the events ``extra_filters`` select; ``about``: the same condition
+    as full-text tokens (``deltacore.storage.fulltext.about_token``), when it has one."""
+    return lexical_search(
+        context.conn, list(terms), [*context.filters, *extra_filters], limit, context.sql.term_statistics, about
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -12,6 +13,7 @@ from sqlalchemy import ColumnElement
 from deltacore.model import Namespace, QueryCriteria
 from deltacore.retrieval.routers.base import Ranked, SearchContext, top_by_cosine
 from deltacore.storage import chroma_where
+from deltacore.storage.fulltext import latest_about
 
 # A router that narrows the search to an entity scans at most this many of its vectors in SQL
 # (the most recent); older ones are reached through the plain neighbour pool (semantic_within).
@@ -19,6 +21,8 @@ SCAN_CAP = 1500
 # Unfiltered neighbours asked for, at most, before a narrowed search falls back to Chroma's
 # own filtered search (see semantic_where).
 POST_FILTER_POOL = 1600
+# Plain neighbours per result a narrowed search looks at first (``limit × POOL_FACTOR``).
+POOL_FACTOR = 4
 
 
 class SemanticRouter:
@@ -33,7 +37,25 @@ class SemanticRouter:
     def search(self, context: SearchContext) -> Ranked:
         if not context.criteria.text:
             return []
-        return semantic_search(context, context.limit)
+        return plain_neighbours(context, context.limit)
+
+
+def plain_neighbours(context: SearchContext, n: int) -> Ranked:
+    """The query's ``n`` nearest neighbours in its scope, best first.
+
+    One search serves every router of a query: the first asks for ``context.neighbour_pool``
+    (or ``n``, if more), the others read a prefix of it. The entity and temporal routers
+    post-filter these neighbours, so the semantic router's own search already fetches their pool.
+    """
+    cached = context.shared.get("neighbours")
+    if cached is not None:
+        asked, found = cached  # type: ignore[misc]
+        if n <= asked or len(found) < asked:  # a prefix, or the whole scope was already returned
+            return found[:n]
+    asked = max(n, context.neighbour_pool)
+    found = semantic_search(context, asked)
+    context.shared["neighbours"] = (asked, found)
+    return found[:n]
 
 
 def semantic_search(context: SearchContext, limit: int, extra_where: Sequence[dict[str, Any]] = ()) -> Ranked:
@@ -49,47 +71,76 @@ def semantic_search(context: SearchContext, limit: int, extra_where: Sequence[di
 
 
 def semantic_where(
-    context: SearchContext, limit: int, sql_filters: Sequence[ColumnElement[bool]], chroma: Sequence[dict[str, Any]]
+    context: SearchContext,
+    limit: int,
+    sql_filters: Sequence[ColumnElement[bool]],
+    chroma: Sequence[dict[str, Any]],
+    exhaustive: bool = True,
 ) -> Ranked:
     """Nearest neighbours that also meet a condition, given both as SQL and as Chroma metadata.
 
     Chroma's filtered search costs far more than its plain search when the condition is broad
     (~150 ms against ~3 ms on 100k vectors when 15% match): it ranks the allowed set instead of
-    walking the graph. So ask for a widening pool of plain neighbours and keep those that meet
-    the condition in SQL; only a condition too rare for a pool of POST_FILTER_POOL falls back to
-    the filtered search. Either way the answer is the nearest ``limit`` that meet it.
+    walking the graph. So keep those of the query's plain neighbours that meet the condition in
+    SQL, widening the pool once to the size the pass rate says will hold ``limit`` of them; only a
+    condition too rare for a pool of POST_FILTER_POOL falls back to the filtered search. Either
+    way the answer is the nearest ``limit`` that meet it: every neighbour outside the pool is
+    farther than every one in it.
+
+    ``exhaustive=False`` stops at the first pool: those of the query's nearest neighbours that
+    meet the condition, however few (for a condition that only re-weights what is near the
+    query anyway; widening cost up to ~25 ms, the filtered search ~140 ms, on 100k memories).
     """
-    pool = limit * 4
+    pool = limit * POOL_FACTOR
     while True:
-        ranked = semantic_search(context, pool)
+        ranked = plain_neighbours(context, pool)
         passing = context.sql.ids_passing(context.conn, [i for i, _ in ranked], [*context.filters, *sql_filters])
         hits = [(item, score) for item, score in ranked if item in passing]
-        if len(hits) >= limit or len(ranked) < pool:
+        if len(hits) >= limit or len(ranked) < pool or not exhaustive:
             return hits[:limit]  # enough, or the whole scope was searched
         if pool >= POST_FILTER_POOL:
             return semantic_search(context, limit, chroma)
-        pool = min(pool * 4, POST_FILTER_POOL)
+        # A quarter more than the pass rate so far needs, and at least twice the pool.
+        rate = max(len(hits), 1) / len(ranked)
+        pool = min(max(pool * 2, math.ceil(limit / rate * 1.25)), POST_FILTER_POOL)
 
 
-def semantic_within(context: SearchContext, extra_filters: Sequence[ColumnElement[bool]], limit: int) -> Ranked:
+def semantic_within(
+    context: SearchContext, extra_filters: Sequence[ColumnElement[bool]], limit: int, about: Sequence[str] = ()
+) -> Ranked:
     """Nearest neighbours among the events matching SQL-only filters (an entity's events).
 
-    Exact over the SCAN_CAP most recent matching events, plus those of the query's plain
-    nearest neighbours (a pool of ``4 × limit``) that match: in a large store an entity's old
-    memories are still found when they are close to the query, without scanning all of them.
-    Both scores are cosine similarities, so the two lists merge by score.
+    First the query's plain nearest neighbours (a pool of ``POOL_FACTOR × limit``) that match:
+    when at least ``limit`` do, they are the exact answer (an entity with many memories, the
+    speaker of a conversation). Otherwise exact over the SCAN_CAP most recent matching events,
+    plus those pool neighbours: in a large store an entity's old memories are still found when
+    they are close to the query, without scanning all of them. Both scores are cosine
+    similarities, so the two lists merge by score.
+
+    ``about``: the same condition as full-text tokens (``deltacore.storage.fulltext``). On SQLite
+    the scan then takes the entity's last-written memories from the full-text index's posting
+    lists instead of sorting all of them by time (~6 ms for an entity with 1,300 memories).
     """
     filters = [*context.filters, *extra_filters]
-    ids, vectors = context.sql.embeddings_where(context.conn, filters, SCAN_CAP)
-    scanned = top_by_cosine(ids, vectors, context.query_vector(), limit)
-    if len(ids) < SCAN_CAP:
-        return scanned  # every matching event was scanned: exact
-    pool = semantic_search(context, limit * 4)
+    pool_size = limit * POOL_FACTOR
+    pool = plain_neighbours(context, pool_size)
     passing = context.sql.ids_passing(context.conn, [item for item, _ in pool], filters)
+    hits = [(item, score) for item, score in pool if item in passing]
+    if len(hits) >= limit or len(pool) < pool_size:
+        return hits[:limit]
+    if about and context.conn.dialect.name == "sqlite":
+        latest = latest_about(context.conn, about, SCAN_CAP)
+        ids, vectors = context.sql.embeddings_of(context.conn, latest, filters)
+        complete = len(latest) < SCAN_CAP
+    else:
+        ids, vectors = context.sql.embeddings_where(context.conn, filters, SCAN_CAP)
+        complete = len(ids) < SCAN_CAP
+    scanned = top_by_cosine(ids, vectors, context.query_vector(), limit)
+    if complete:
+        return scanned  # every matching event was scanned: exact
     best = dict(scanned)
-    for item, score in pool:
-        if item in passing:
-            best[item] = max(score, best.get(item, score))
+    for item, score in hits:
+        best[item] = max(score, best.get(item, score))
     return sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
 
 

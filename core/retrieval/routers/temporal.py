@@ -3,6 +3,10 @@
 A query naming a date or month ("in June 2023") searches the memories of that period. A "when"
 question searches the memories that say when something happened (their text carries a time
 expression): the answer is that memory plus its own timestamp, which every packet carries.
+
+A period is searched exactly (its nearest memories, however far from the query's other
+neighbours). A "when" question only prefers, among the memories near the question, those that
+say when: a memory that says when but is not near the question answers another question.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
 from deltacore.retrieval.routers.semantic import semantic_where
+from deltacore.storage.fulltext import timed_token
 from deltacore.storage.tables import events
 
 
@@ -22,11 +27,13 @@ class TemporalRouter:
             start, end = analysis.time_range.start.timestamp(), analysis.time_range.end.timestamp()
             sql = [events.c.ts >= start, events.c.ts < end]
             chroma = [{"ts": {"$gte": start}}, {"ts": {"$lt": end}}]
+            exhaustive, about = True, []
         elif analysis.asks_when:
             sql = [events.c.has_time == 1]
             chroma = [{"has_time": 1}]
+            exhaustive, about = False, [timed_token(context.criteria.tenant)]
         else:
             return []
-        lexical = lexical_within(context, analysis.terms, sql, context.limit)
-        semantic = semantic_where(context, context.limit, sql, chroma)
+        lexical = lexical_within(context, analysis.terms, sql, context.limit, about)
+        semantic = semantic_where(context, context.limit, sql, chroma, exhaustive=exhaustive)
         return rrf_merge(lexical, semantic)
