@@ -1,7 +1,7 @@
 """Memory poisoning: attack families against DeltaCore's trust gateway, defence on and off.
 
 Benign memory is LoCoMo (every turn, written by its speakers, one tenant per conversation) plus
-hard benign records and true facts from new sources (``_poisoning/data.py``). Thirteen LLM-free
+hard benign records and true facts from new sources (``_poisoning/data.py``). Twenty-two LLM-free
 attack families (``_poisoning/attacks.py``) write from untrusted user sources with a budget of
 five records per target question; each family runs on its own copy of the benign store. The
 questions are split in half (seeded): the defence's thresholds are calibrated on one half, the
@@ -43,17 +43,19 @@ from _poisoning.trigger_search import PHRASE_TRIGGER, RARE_TRIGGER, optimise_tri
 from locomo import DocumentCache  # noqa: E402
 
 # Settings tried on the calibration half (TrustPolicy fields), written out in full: the engine's
-# defaults changed to the last one after the calibration chose it.
-# The read-time knobs decide most of the outcome, so they are the ones calibrated: the weights of
-# uncorroborated memories from suspect writes and from sources without standing (the second
-# setting is their values before any report-half figure was seen), and how close a trusted
-# memory must be to the query or to a newcomer's memory for it to count as competing (0.0: the
-# newcomer rule always applies, i.e. no "nothing trusted answers" exception).
+# default changed to the last one after the calibration chose it.
+# The read-time knob this grid calibrates is the first-party rule's topic threshold
+# (``hearsay_topic_similarity``, a MiniLM cosine): 0.5 is its a-priori default, set before any
+# run; 0.0 means "generally" (hearsay about a principal needs the principal's confirmation
+# whenever any of the principal's own memories is a candidate). The earlier grid's settings
+# (``suspect_weight``/``newcomer_weight`` 0.25/0.3, ``answered_similarity`` 0.5 and 0.65) were
+# measured in the previous run and lost to the current defaults (docs/benchmarks.md); they are
+# left out to fit the time.
 DEFAULT_GRID: list[dict[str, Any]] = [
-    {"answered_similarity": 0.5},
-    {"suspect_weight": 0.25, "newcomer_weight": 0.3, "answered_similarity": 0.5},
-    {"answered_similarity": 0.65},
-    {"answered_similarity": 0.0},  # chosen on the calibration half; the engine default since
+    {"hearsay_topic_similarity": 0.5},  # its a-priori default
+    {"hearsay_topic_similarity": 0.4},
+    {"hearsay_topic_similarity": 0.3},
+    {"hearsay_topic_similarity": 0.0},  # chosen on the calibration half; the engine default since
 ]
 
 

@@ -86,12 +86,21 @@ def test_an_established_history_attacker_s_planted_answer_does_not_outrank_the_t
             off.close()
 
 
-def test_a_patient_attacker_with_a_history_over_days_is_not_covered(memory: DeltaCore) -> None:
-    """The documented limit (docs/security.md): standing over days is what the rule asks for, so
-    an attacker who spends those days gets it, and only the write filter is left."""
+def test_a_patient_attacker_earns_standing_and_meets_the_first_party_rule(memory: DeltaCore, backend) -> None:
+    """Standing over days is what the standing rule asks for, so an attacker who spends those
+    days gets it. What stops this planted answer is then the first-party rule
+    (tests/test_gateway_hearsay.py): it is about Gina, Gina said otherwise."""
     _plant(memory, attacker_days=10)
     assert standing_newcomers(memory, "user:mallory") == set()
-    assert ranked(memory, QUESTION)[0] == "planted"
+    assert ranked(memory, QUESTION)[0] == "truth"
+    if backend.name == "sqlite":
+        # Standing alone (the first-party rule off) does not cover it: the documented limit.
+        alone = backend.open(path=backend.settings["path"].with_name("alone"), trust={"first_party_authority": False})
+        try:
+            _plant(alone, attacker_days=10)
+            assert ranked(alone, QUESTION)[0] == "planted"
+        finally:
+            alone.close()
 
 
 def test_an_honest_newcomer_s_record_is_found_when_nothing_trusted_answers(backend) -> None:

@@ -91,3 +91,32 @@ def test_established_attackers_write_a_history_first_that_is_never_counted_as_po
             assert not {r.text for r in past} & {w.text for w in scope.benign}  # not copies of benign memory
     span = lambda attack: max(r.ts for r in attack.history[:HISTORY_RECORDS]) - min(r.ts for r in attack.history[:HISTORY_RECORDS])
     assert span(one_sitting).days == 0 and span(patient).days >= 4
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="LoCoMo data folder not available")
+def test_the_families_against_the_first_party_rule():
+    """patient_unnamed never names the person its target question is about; patient_corroborated
+    writes each target's records from two patient sources, each with its own history."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _poisoning.attacks import HISTORY_RECORDS, families, plan
+    from _poisoning.data import build_scopes
+    from _poisoning.text import subject_of
+
+    scope = build_scopes(DATA, 7, limit=30)[0]
+    questions = scope.halves["report"][:2]
+    by_name = {f.name: f for f in families()}
+    unnamed = plan(by_name["patient_unnamed"], scope, questions, 7, {})
+    for target in unnamed.targets:
+        who = subject_of(target.question.text, scope.speakers[0])
+        texts = [r.text for r in unnamed.records if r.target == target.key]
+        assert len(texts) == 5 and not any(who in text for text in texts)
+    pair = plan(by_name["patient_corroborated"], scope, questions, 7, {})
+    for target in pair.targets:
+        records = [r for r in pair.records if r.target == target.key]
+        sources = {r.source for r in records}
+        assert len(records) == 5 and len(sources) == 2
+        for source in sources:
+            past = [r for r in pair.history if r.source == source]
+            assert len(past) == HISTORY_RECORDS and max(r.ts for r in past) < min(r.ts for r in records)
+    ids = [r.id for r in pair.history + pair.records]
+    assert len(ids) == len(set(ids))

@@ -119,6 +119,26 @@ class TrustPolicy(BaseModel):
     calibration half (docs/benchmarks.md). Cosines depend on the embedder. 0.0: any trusted candidate counts as an answer, so
     every uncorroborated newcomer memory is weighted (the rule without this exception).
     Never applies to ``for_decision`` queries, which still require corroboration."""
+    first_party_authority: bool = True
+    """Hearsay rule (``deltacore.gateway.hearsay``): a memory about a principal of the tenant (a
+    person who is a source there), written by a different source, loses its rank when the
+    principal's own memories among the candidates speak about the same thing and none confirms
+    it — whatever the writer's standing. False: off."""
+    hearsay_topic_similarity: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Cosine between a hearsay memory and one of its principal's own memories at which the
+    two are about the same thing (the principal has given their own account). 0.0: the rule
+    applies "generally" — whenever any of the principal's own memories is a candidate. Its
+    a-priori default was 0.5; the poisoning benchmark's calibration (MiniLM, calibration half)
+    chose 0.0 over 0.5, 0.4 and 0.3, which left 85%, 50-55% and 30% of the patient attacker's
+    planted answers through (planted statements sit at cosine 0.3-0.5 to their principal's own
+    turns), at no cost in benign recall on LoCoMo (docs/benchmarks.md). The cost elsewhere: a
+    third party's report about a principal on a matter the principal never spoke about ranks
+    low (and drives no decision) when the principal's own memories are candidates; raise it to
+    spare such reports. Depends on the embedder."""
+    hearsay_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Retrieval score multiplier of hearsay that competes with its principal's own account
+    unconfirmed (confirmation: cosine ≥ ``corroboration_similarity`` and every number, date and
+    name of the hearsay repeated by the principal). Set a priori to ``suspect_weight``'s value."""
     cone_min_retrievals: int = Field(default=5, ge=2)
     """A memory needs this many logged retrievals before its query diversity is judged."""
     cone_similarity: float = Field(default=0.8, ge=0.0, le=1.0)

@@ -19,7 +19,19 @@ tier) goes through it:
    memory), the newcomer's memory keeps its score. A planted answer that competes with true
    evidence therefore loses; one about a topic nothing trusted covers does not
    (docs/security.md says so).
-3. **Narrow cone**: a memory retrieved (``record_retrieval``) by at least
+   Corroboration is at the level of values too: a corroborator must be a near-duplicate
+   (cosine ≥ ``corroboration_similarity``) *and* repeat every number, date and name the
+   doubted memory asserts (its own writer's names aside) — misinformation is topically close
+   to the truth by construction, so a cosine alone would pass a planted variant.
+3. **First-party authority** (``deltacore.gateway.hearsay``): a memory that speaks about a
+   principal of the tenant (someone who is a source there) in the third person, written by a
+   different source, is *hearsay*. When one of that principal's own memories among the
+   candidates is about the same thing (cosine ≥ ``hearsay_topic_similarity``) and none of them
+   confirms it (cosine ≥ ``corroboration_similarity`` *and* every value it asserts — number,
+   date, name — repeated), its score is multiplied by ``hearsay_weight``, whatever its
+   writer's standing; with ``for_decision`` it is left out. A demoted memory corroborates
+   nothing.
+4. **Narrow cone**: a memory retrieved (``record_retrieval``) by at least
    ``cone_min_retrievals`` queries that are nearly all the same words is what a trigger
    backdoor looks like (it is built to answer one trigger); its score is multiplied by
    ``cone_weight``.
@@ -39,6 +51,7 @@ import numpy as np
 from sqlalchemy import select
 
 from deltacore.gateway.consistency import content_words
+from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about
 from deltacore.gateway.policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.model import Namespace
@@ -73,8 +86,15 @@ class RetrievalDefence:
         if not self.policy.enabled or not fused:
             return fused
         ids = [item_id for item_id, _, _ in fused]
-        info = _trust_info(conn, ids)
-        weights = self._corroboration(conn, info, for_decision, tenant, dict(semantic) if semantic is not None else None)
+        info, details = _trust_info(conn, ids)
+        vectors = _Vectors(conn)  # fetched once per query, shared by the rules that need them
+        hearsay = self._hearsay(vectors, info, details, for_decision)
+        weights = self._corroboration(
+            conn, info, for_decision, tenant, dict(semantic) if semantic is not None else None, details, set(hearsay),
+            vectors,
+        )
+        for event_id, weight in hearsay.items():
+            weights[event_id] = min(weights.get(event_id, 1.0), weight)
         for event_id, weight in self._cones(conn, ids).items():
             weights[event_id] = weights.get(event_id, 1.0) * weight
         if not weights:
@@ -87,9 +107,72 @@ class RetrievalDefence:
         adjusted.sort(key=lambda item: (-item[1], item[0]))
         return adjusted
 
+    def _hearsay(
+        self, fetch: _Vectors, info: dict[str, tuple[str, float, str | None]], details: dict[str, tuple[str | None, str]],
+        for_decision: bool,
+    ) -> dict[str, float]:
+        """Weights of the hearsay candidates that compete with their principal's own account
+        unconfirmed (see the module docstring, rule 3)."""
+        policy = self.policy
+        if not policy.first_party_authority:
+            return {}
+        # The principals in the pool: the names each candidate's source goes by.
+        own: dict[str, set[str]] = {}
+        by_name: dict[str, set[str]] = {}
+        for event_id, (_, _, source) in info.items():
+            if source is None:
+                continue
+            own[event_id] = source_names(source, details[event_id][0])
+            for name in own[event_id]:
+                by_name.setdefault(name, set()).add(source)
+        if len(set().union(*by_name.values()) if by_name else ()) < 2:
+            return {}  # one source: nothing in the pool can be about another principal
+        about: dict[str, dict[str, set[str]]] = {}  # hearsay id -> principal name -> their sources
+        for event_id, (_, _, source) in info.items():
+            if source is None:
+                continue
+            others: dict[str, set[str]] = {}
+            # Names the text speaks about (not to); cached per text: most candidates of a
+            # conversation address the other speaker by name, and the regexes are the cost.
+            for name in spoken_about(details[event_id][1]) - own[event_id]:
+                sources = principal_sources(name, by_name)
+                if sources and source not in sources:
+                    others[name] = sources
+            if others:
+                about[event_id] = others
+        if not about:
+            return {}
+        first_party = {
+            event_id for event_id, (_, _, source) in info.items()
+            if any(source in sources for principals in about.values() for sources in principals.values())
+        }
+        vectors = fetch(list(set(about) | first_party))
+        weights: dict[str, float] = {}
+        for event_id, principals in about.items():
+            mine = vectors.get(event_id)
+            if mine is None:
+                continue
+            for name, sources in principals.items():
+                theirs = [f for f in first_party if info[f][2] in sources and f in vectors]
+                topical = [f for f in theirs if float(mine @ vectors[f]) >= policy.hearsay_topic_similarity]
+                if not topical:
+                    continue  # the principal has said nothing about this here: no competing account
+                ignore = source_names(info[topical[0]][2], details[topical[0]][0])
+                confirmed = any(
+                    float(mine @ vectors[f]) >= policy.corroboration_similarity
+                    and agrees(details[event_id][1], details[f][1], ignore)
+                    for f in topical
+                )
+                if not confirmed:
+                    weights[event_id] = 0.0 if for_decision else policy.hearsay_weight
+                    break
+        return weights
+
     def _corroboration(
         self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
-        cosines: dict[str, float] | None,
+        cosines: dict[str, float] | None, details: dict[str, tuple[str | None, str]] | None = None,
+        demoted: set[str] = frozenset(),  # type: ignore[assignment]
+        fetch: _Vectors | None = None,
     ) -> dict[str, float]:
         policy = self.policy
         newcomers = newcomer_sources(conn, policy, tenant, {row[2] for row in info.values() if row[2]})
@@ -112,12 +195,13 @@ class RetrievalDefence:
         # Corroborators: trusted memories at fast-path trust from sources with standing (or unnamed).
         trusted = [
             i for i, (namespace, trust, source) in info.items()
-            if i not in doubts and namespace == Namespace.TRUSTED.value and trust >= policy.fast_path
+            if i not in doubts and i not in demoted and namespace == Namespace.TRUSTED.value and trust >= policy.fast_path
         ]
         # Does anything trusted answer the query? If not, a newcomer's memory may be the best there is.
         answered = cosines is None or any(cosines.get(i, 0.0) >= policy.answered_similarity for i in trusted)
-        vectors = _vectors(conn, list(doubts) + trusted) if trusted else {}
-        corroborated = self._corroborated(list(doubts), trusted, info, vectors)
+        fetch = fetch or _Vectors(conn)
+        vectors = fetch(list(doubts) + trusted) if trusted else {}
+        corroborated = self._corroborated(list(doubts), trusted, info, vectors, details)
         weights: dict[str, float] = {}
         for event_id, weight in doubts.items():
             if event_id in corroborated:
@@ -140,12 +224,16 @@ class RetrievalDefence:
         return any(float(mine @ vectors[other]) >= self.policy.answered_similarity for other in trusted if other in vectors)
 
     def _corroborated(
-        self, doubted: Sequence[str], trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray]
+        self, doubted: Sequence[str], trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray],
+        details: dict[str, tuple[str | None, str]] | None = None,
     ) -> set[str]:
         """The doubted memories that a trusted memory of another source says nearly the same as.
 
         One matrix product for all pairs (the vectors are unit length, so it is their cosine);
         a source cannot corroborate itself, and a memory without a vector is never corroborated.
+        With ``details`` (actor, text), a close pair must also agree on values: every number,
+        date and name the doubted memory asserts appears in the corroborator (the
+        corroborator's own names aside — John confirms "John went …" by "I went …").
         """
         doubted = [i for i in doubted if i in vectors]
         trusted = [i for i in trusted if i in vectors]
@@ -155,7 +243,15 @@ class RetrievalDefence:
         sources = [info[i][2] for i in trusted]
         same_source = np.array([[s is not None and info[d][2] == s for s in sources] for d in doubted], dtype=bool)
         close = (similarity >= self.policy.corroboration_similarity) & ~same_source
-        return {event_id for event_id, row in zip(doubted, close) if row.any()}
+        if details is None:
+            return {event_id for event_id, row in zip(doubted, close) if row.any()}
+        return {
+            event_id for event_id, row in zip(doubted, close)
+            if any(
+                agrees(details[event_id][1], details[other][1], source_names(info[other][2], details[other][0]))
+                for other, hit in zip(trusted, row) if hit
+            )
+        }
 
     def _cones(self, conn: Any, ids: Sequence[str]) -> dict[str, float]:
         policy = self.policy
@@ -176,7 +272,9 @@ class RetrievalDefence:
 
 
 # Built once: the defence runs on every query (see SQLStore's read statements for why).
-_TRUST_INFO = select(events.c.id, events.c.namespace, events.c.trust, events.c.source).where(in_list(events.c.id))
+_TRUST_INFO = select(
+    events.c.id, events.c.namespace, events.c.trust, events.c.source, events.c.actor, events.c.text
+).where(in_list(events.c.id))
 _VECTORS = select(events.c.id, events.c.embedding).where(in_list(events.c.id), events.c.embedding.is_not(None))
 _RETRIEVAL_QUERIES = (
     select(retrievals.c.event_id, retrievals.c.query)
@@ -185,8 +283,31 @@ _RETRIEVAL_QUERIES = (
 )
 
 
-def _trust_info(conn: Any, ids: Sequence[str]) -> dict[str, tuple[str, float, str | None]]:
-    return {row.id: (row.namespace, float(row.trust), row.source) for row in conn.execute(_TRUST_INFO, {"ids": list(ids)})}
+def _trust_info(
+    conn: Any, ids: Sequence[str]
+) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str]]]:
+    """(namespace, trust, source) and (actor, text) of each candidate."""
+    found, details = {}, {}
+    for row in conn.execute(_TRUST_INFO, {"ids": list(ids)}):
+        found[row.id] = (row.namespace, float(row.trust), row.source)
+        details[row.id] = (row.actor, row.text)
+    return found, details
+
+
+class _Vectors:
+    """Unit vectors of candidates, fetched on demand and kept for the rest of one query."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self._found: dict[str, np.ndarray] = {}
+        self._asked: set[str] = set()
+
+    def __call__(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        missing = [i for i in dict.fromkeys(ids) if i not in self._asked]
+        if missing:
+            self._found.update(_vectors(self._conn, missing))
+            self._asked.update(missing)
+        return self._found
 
 
 def _vectors(conn: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
