@@ -24,6 +24,19 @@ def _git(*args: str) -> str:
         return ""
 
 
+def command_line(script: str, arguments: list[str]) -> str:
+    """The command as a reader of the repository would type it: absolute paths (the data folder,
+    a cache) are written relative to the repository's root, so no machine's layout is recorded."""
+    def portable(argument: str) -> str:
+        path = Path(argument)
+        if path.is_absolute():
+            with contextlib.suppress(ValueError):
+                return os.path.relpath(path, ROOT)
+        return argument
+
+    return " ".join(["python", script, *(portable(a) for a in arguments)])
+
+
 def code_version(paths: tuple[str, ...] = ("core", "adapters", "benchmarks")) -> dict[str, Any]:
     """The commit measured, and whether ``paths`` differed from it (call it at the start of a
     run: on a shared checkout the tree may move while a long run goes on)."""

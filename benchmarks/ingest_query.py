@@ -60,7 +60,7 @@ import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _provenance import code_version, machine, versions  # noqa: E402
+from _provenance import code_version, command_line, machine, versions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "ingest_query.json"
@@ -929,7 +929,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="dc-bench-", dir=args.workdir))
     script = Path(sys.argv[0]).resolve()
     script_name = str(script.relative_to(ROOT)) if script.is_relative_to(ROOT) else sys.argv[0]
-    command = " ".join(["python", script_name, *sys.argv[1:]])
+    command = command_line(script_name, sys.argv[1:])
     plan = [
         (embedder, size)
         for embedder in args.embedders

@@ -32,6 +32,9 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _provenance import command_line  # noqa: E402
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
@@ -328,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             system.close()
 
     report = {
-        "command": "python benchmarks/locomo.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": command_line("benchmarks/locomo.py", list(argv if argv is not None else sys.argv[1:])),
         "conversations": [c.name for c in conversations],
         "questions": sum(len(c.questions) for c in conversations),
         "skipped_evidence_ids": sum(c.skipped_evidence for c in conversations),

@@ -34,7 +34,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/: locomo.py and _poisoning/
 
-from _provenance import code_version, machine, versions  # noqa: E402
+from _provenance import code_version, command_line, machine, versions  # noqa: E402
 from _poisoning.attacks import TRIGGER_PAYLOADS, Family, families, plan  # noqa: E402
 from _poisoning.data import Scope, build_scopes  # noqa: E402
 from _poisoning.harness import Harness, trust_settings  # noqa: E402
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     recall = {"off": recall_at_5(benign_off, "report"), "on": recall_at_5(benign_on, "report")}
     drop = _drop(recall["off"], recall["on"])
     report = {
-        "command": "python benchmarks/poisoning.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": command_line("benchmarks/poisoning.py", list(argv if argv is not None else sys.argv[1:])),
         "code": code,
         "machine": {**machine(), "load_average": list(os.getloadavg())},
         "versions": versions(),

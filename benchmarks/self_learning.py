@@ -48,7 +48,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _provenance import code_version, machine  # noqa: E402
+from _provenance import code_version, command_line, machine  # noqa: E402
 from _selflearn.memories import DeltaCoreMemory, NaiveMemory, NoMemory  # noqa: E402
 from _selflearn.policy import choose, execute  # noqa: E402
 from _selflearn.world import World, WorldConfig  # noqa: E402
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = {system: [records[system] for records in per_seed] for system in args.systems}
 
     report = {
-        "command": "python benchmarks/self_learning.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": command_line("benchmarks/self_learning.py", list(argv if argv is not None else sys.argv[1:])),
         "seeds": list(range(args.seeds)),
         "embedder": args.embedder,
         "window": args.window,
