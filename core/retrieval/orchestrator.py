@@ -21,7 +21,6 @@ from deltacore.retrieval.packing import pack
 from deltacore.retrieval.presets import STAGE_ONE, STAGE_TWO, choose_routers
 from deltacore.retrieval.query_analysis import analyze
 from deltacore.retrieval.rerank import Reranker, apply_reranker
-from deltacore.retrieval.routers.semantic import POOL_FACTOR
 from deltacore.retrieval.routers import (
     BeliefRouter,
     CausalRouter,
@@ -36,6 +35,7 @@ from deltacore.retrieval.routers import (
     TemporalRouter,
     UtilityRouter,
 )
+from deltacore.retrieval.routers.semantic import POOL_FACTOR
 from deltacore.storage import ChromaIndex, HotTier, SQLStore
 from deltacore.storage.filters import event_filters
 from deltacore.storage.records import delta_from_row
