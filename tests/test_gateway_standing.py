@@ -70,6 +70,16 @@ def _plant(memory: DeltaCore, attacker_days: int):
     return memory.ingest([{"id": "planted", "text": PLANTED, "source": "user:mallory"}], channel="user").decisions[0]
 
 
+def _top_without(backend, trust: dict, attacker_days: int) -> str:
+    """The best answer to QUESTION in a second store of the same data with ``trust`` overrides."""
+    other = backend.open(path=backend.settings["path"].with_name("-".join(sorted(trust))), trust=trust)
+    try:
+        _plant(other, attacker_days=attacker_days)
+        return ranked(other, QUESTION)[0]
+    finally:
+        other.close()
+
+
 def test_an_established_history_attacker_s_planted_answer_does_not_outrank_the_truth(memory: DeltaCore, backend) -> None:
     verdict = _plant(memory, attacker_days=0)  # twenty innocuous records first, in one sitting
     assert verdict.action.value == "accept" and verdict.namespace.value == "trusted"  # the write filter lets it through
@@ -78,12 +88,7 @@ def test_an_established_history_attacker_s_planted_answer_does_not_outrank_the_t
     assert "planted" not in ranked(memory, QUESTION, for_decision=True)
     if backend.name == "sqlite":
         # Undefended, the same planted answer wins: the test measures the defence, not the data.
-        off = backend.open(path=backend.settings["path"].with_name("off"), trust={"enabled": False})
-        try:
-            _plant(off, attacker_days=0)
-            assert ranked(off, QUESTION)[0] == "planted"
-        finally:
-            off.close()
+        assert _top_without(backend, {"enabled": False}, attacker_days=0) == "planted"
 
 
 def test_a_patient_attacker_earns_standing_and_meets_the_first_party_rule(memory: DeltaCore, backend) -> None:
@@ -95,12 +100,7 @@ def test_a_patient_attacker_earns_standing_and_meets_the_first_party_rule(memory
     assert ranked(memory, QUESTION)[0] == "truth"
     if backend.name == "sqlite":
         # Standing alone (the first-party rule off) does not cover it: the documented limit.
-        alone = backend.open(path=backend.settings["path"].with_name("alone"), trust={"first_party_authority": False})
-        try:
-            _plant(alone, attacker_days=10)
-            assert ranked(alone, QUESTION)[0] == "planted"
-        finally:
-            alone.close()
+        assert _top_without(backend, {"first_party_authority": False}, attacker_days=10) == "planted"
 
 
 def test_an_honest_newcomer_s_record_is_found_when_nothing_trusted_answers(backend) -> None:
