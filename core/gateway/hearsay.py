@@ -91,7 +91,7 @@ def third_person_names(text: str, names: Iterable[str]) -> set[str]:
     if not wanted:
         return set()
     found: set[str] = set()
-    for match in re.finditer(r"[\w'’-]+", text):
+    for match in _WORD.finditer(text):
         word = match.group(0)
         if not word[:1].isupper():
             continue
@@ -99,11 +99,11 @@ def third_person_names(text: str, names: Iterable[str]) -> set[str]:
         if base not in wanted or base in found:
             continue
         possessive = base != word.strip("'’-").casefold()
-        before = text[: match.start()].rstrip()
-        previous = _tokens(before)[-1].casefold() if _tokens(before) else ""
-        after = text[match.end() :]
-        follow = after.lstrip()
-        next_word = _tokens(follow)[0].casefold() if _tokens(follow) else ""
+        preceding = _tokens(text[: match.start()])
+        previous = preceding[-1].casefold() if preceding else ""
+        follow = text[match.end() :].lstrip()
+        following = _WORD.search(follow)
+        next_word = following.group(0).casefold() if following else ""
         if possessive:
             found.add(base)  # "Caroline's identity is …" is about Caroline
             continue

@@ -77,9 +77,12 @@ def timed_token(tenant: str) -> str:
 def latest_about(conn: Connection, about: Sequence[str], limit: int) -> list[int]:
     """Row numbers of the last ``limit`` memories written that carry one of the ``about`` tokens,
     newest first (SQLite: read backwards from the tokens' posting lists, no table row touched)."""
-    match = "about : (" + " OR ".join(_fts5_phrase(t) for t in about) + ")"
-    statement = select(_fts.c.rowid).where(literal_column("dc_events_fts").op("MATCH")(match))
+    statement = select(_fts.c.rowid).where(literal_column("dc_events_fts").op("MATCH")(_about_match(about)))
     return list(conn.execute(statement.order_by(_fts.c.rowid.desc()).limit(limit)).scalars())
+
+
+def _about_match(about: Sequence[str]) -> str:
+    return "about : (" + " OR ".join(_fts5_phrase(t) for t in about) + ")"
 
 
 def about_text(tenant: str, names: Iterable[str], has_time: bool) -> str:
@@ -178,7 +181,7 @@ def lexical_search(
     if conn.dialect.name == "sqlite":
         match = " OR ".join(_fts5_phrase(term) for term in terms)
         if about:
-            match = f"about : ({' OR '.join(_fts5_phrase(t) for t in about)}) AND text : ({match})"
+            match = f"{_about_match(about)} AND text : ({match})"
         return _fts5_search(conn, match, filters, limit)
     query = func.to_tsquery("english", " | ".join(terms))
     tsv = literal_column("dc_events.tsv")

@@ -472,28 +472,27 @@ class SQLStore:
             .order_by(events.c.ts.desc(), events.c.seq.desc())
             .limit(cap)
         ).scalars().all()
-        if not chosen:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        rows = {row.seq: row for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": list(chosen)})}
-        ordered = [rows[seq] for seq in chosen if seq in rows]
-        return [r.id for r in ordered], np.stack([np.frombuffer(r.embedding, dtype=np.float32) for r in ordered])
+        return self._vectors_by_seq(conn, list(chosen))
 
     def embeddings_of(
         self, conn: Connection, seqs: Sequence[int], filters: Sequence[ColumnElement[bool]]
     ) -> tuple[list[str], np.ndarray]:
         """Ids and vectors of the rows ``seqs`` that pass ``filters``, in the order of ``seqs``."""
         passing = self.seqs_passing(conn, seqs, [events.c.embedding.is_not(None), *filters])
-        kept = [seq for seq in dict.fromkeys(seqs) if seq in passing]
-        if not kept:
+        return self._vectors_by_seq(conn, [seq for seq in dict.fromkeys(seqs) if seq in passing])
+
+    def _vectors_by_seq(self, conn: Connection, seqs: list[int]) -> tuple[list[str], np.ndarray]:
+        """Ids and vectors of the rows ``seqs`` (which have a vector), in the order of ``seqs``."""
+        if not seqs:
             return [], np.zeros((0, 0), dtype=np.float32)
         if self.dialect == "sqlite":
             # Thousands of 1.5 kB vectors: SQLAlchemy's per-row work cost more than SQLite's
             # reads (~6 ms for 1,300 rows), so the driver's cursor reads them as plain tuples.
-            cursor = conn.connection.driver_connection.execute(_SQLITE_VECTORS_BY_SEQ, (json.dumps(kept),))
+            cursor = conn.connection.driver_connection.execute(_SQLITE_VECTORS_BY_SEQ, (json.dumps(seqs),))
             rows = {seq: (event_id, blob) for seq, event_id, blob in cursor.fetchall()}
         else:
-            rows = {row.seq: (row.id, row.embedding) for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": kept})}
-        ordered = [rows[seq] for seq in kept if seq in rows]
+            rows = {row.seq: (row.id, row.embedding) for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": seqs})}
+        ordered = [rows[seq] for seq in seqs if seq in rows]
         matrix = np.frombuffer(b"".join(blob for _, blob in ordered), dtype=np.float32).reshape(len(ordered), -1)
         return [event_id for event_id, _ in ordered], matrix
 
