@@ -43,19 +43,16 @@ from _poisoning.trigger_search import PHRASE_TRIGGER, RARE_TRIGGER, optimise_tri
 from locomo import DocumentCache  # noqa: E402
 
 # Settings tried on the calibration half (TrustPolicy fields), written out in full: the engine's
-# default changed to the last one after the calibration chose it.
-# The read-time knob this grid calibrates is the first-party rule's topic threshold
-# (``hearsay_topic_similarity``, a MiniLM cosine): 0.5 is its a-priori default, set before any
-# run; 0.0 means "generally" (hearsay about a principal needs the principal's confirmation
-# whenever any of the principal's own memories is a candidate). The earlier grid's settings
-# (``suspect_weight``/``newcomer_weight`` 0.25/0.3, ``answered_similarity`` 0.5 and 0.65) were
-# measured in the previous run and lost to the current defaults (docs/benchmarks.md); they are
-# left out to fit the time.
+# default is the one the calibration chose.
+# The knob this grid calibrates is the first-party rule seen from the question
+# (``question_subject_authority``): off, a planted answer that never names the person it is
+# about escapes the rule (``patient_unnamed``); on, every other person's candidate is an
+# account of the question's subject. Earlier grids calibrated ``hearsay_topic_similarity``
+# (0.5/0.4/0.3/0.0 → 0.0) and ``suspect_weight``/``newcomer_weight``/``answered_similarity``;
+# their results are in docs/benchmarks.md and they are left out to fit the time.
 DEFAULT_GRID: list[dict[str, Any]] = [
-    {"hearsay_topic_similarity": 0.5},  # its a-priori default
-    {"hearsay_topic_similarity": 0.4},
-    {"hearsay_topic_similarity": 0.3},
-    {"hearsay_topic_similarity": 0.0},  # chosen on the calibration half; the engine default since
+    {"question_subject_authority": False},  # the rule as it was: only a named principal
+    {"question_subject_authority": True},
 ]
 
 
@@ -102,7 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     embedder.warm([w.text for s in scopes for w in s.benign])
     progress(f"embedded {len(embedder.vectors)} benign texts")
 
-    triggers, trigger_history = _triggers(embedder, scopes, args, progress)
+    if any(f.name == "trigger_optimized" for f in chosen_families):
+        triggers, trigger_history = _triggers(embedder, scopes, args, progress)
+    else:  # the search takes minutes; no family chosen here plants the optimised trigger
+        triggers, trigger_history = {"phrase": PHRASE_TRIGGER, "rare": RARE_TRIGGER}, []
     rng = random.Random(args.seed)
     selection = {half: _select(scopes, half, n, e, rng) for half, n, e in
                  (("calibrate", args.calibration_targets, args.calibration_exposure), ("report", args.targets, args.exposure))}
@@ -222,6 +222,7 @@ def _save_cache(embedder: DocumentCache, path: Path | None) -> None:
     if path is None:
         return
     texts = list(embedder.vectors)
+    path.parent.mkdir(parents=True, exist_ok=True)
     np.savez(path, embedder=embedder.name(), texts=np.array(texts), vectors=np.stack([embedder.vectors[t] for t in texts]))
 
 

@@ -200,29 +200,66 @@ def test_generally_any_first_party_candidate_demotes_unconfirmed_hearsay(backend
 
 
 def test_addressing_the_principal_is_not_hearsay(memory: DeltaCore) -> None:
-    """A conversation partner's reply to Gina, on her topic, is not a claim about her."""
+    """A conversation partner's reply to Gina, on her topic, is not a claim about her: a query
+    that names nobody lets it drive a decision."""
     gina_and_patient_attacker(memory, "user:friend")
     write(memory, "reply", "Wow Gina, your online clothing store sounds amazing, good luck with it!", "user:friend")
-    assert "reply" in ranked(memory, "Gina online clothing store good luck", for_decision=True)
+    assert "reply" in ranked(memory, "online clothing store good luck", for_decision=True)
 
 
-def test_an_attacker_who_never_names_the_principal_is_not_covered(memory: DeltaCore) -> None:
-    """The documented limit (docs/security.md): without the principal's name the record is not
-    hearsay about anyone, and a source with standing needs no corroboration."""
+# ---- the same rule seen from the question ------------------------------------------------------
+
+UNNAMED = "They did open their online clothing store when 2016 began."
+
+
+def test_an_attacker_who_never_names_the_principal_loses_when_the_question_does(memory: DeltaCore, backend) -> None:
+    """A question about Gina makes every other person's candidate an account of Gina: the
+    planted answer that avoids her name competes with her own statement and loses."""
     gina_and_patient_attacker(memory, "user:mallory")
-    write(memory, "unnamed", "They did open their online clothing store when 2016 began.", "user:mallory")
-    assert "unnamed" in ranked(memory, QUESTION, for_decision=True)
-
-
-# ---- corroboration agrees on values --------------------------------------------------------------
-
-
-def test_a_near_duplicate_with_another_value_does_not_corroborate_a_newcomer(memory: DeltaCore) -> None:
-    history(memory, "user:gina", n=12, days=60)
-    write(memory, "truth", TRUTH, "user:gina", ts=NOW - timedelta(days=1))
-    write(memory, "same", "Gina did open her online clothing store in March, when she had lost her job.", "user:newbie")
-    write(memory, "other", "Gina did open her online clothing store in May 2016, when she lost her job.", "user:stranger")
-    assert newcomers(memory, "user:newbie", "user:stranger") == {"user:newbie", "user:stranger"}
+    write(memory, "unnamed", UNNAMED, "user:mallory")
+    write(memory, "first", "I did open my online clothing store when 2016 began.", "user:mallory")
+    assert ranked(memory, QUESTION)[0] == "truth"
     decision = ranked(memory, QUESTION, for_decision=True)
-    assert "same" in decision  # corroborated by Gina: same values
-    assert "other" not in decision  # as close in words, but another month and a year
+    assert "unnamed" not in decision and "first" not in decision
+    if backend.name == "sqlite":
+        # The measured difference: with the question-side rule off, the unnamed claim drives it.
+        off = backend.open(path=backend.settings["path"].with_name("off"), trust={"question_subject_authority": False})
+        try:
+            gina_and_patient_attacker(off, "user:mallory")
+            write(off, "unnamed", UNNAMED, "user:mallory")
+            assert "unnamed" in ranked(off, QUESTION, for_decision=True)
+        finally:
+            off.close()
+
+
+def test_a_question_that_names_nobody_leaves_other_sources_alone(memory: DeltaCore) -> None:
+    """The limit docs/security.md states: without a principal in the question (or in the
+    record) nothing says whose account the record is, and a source with standing keeps it."""
+    gina_and_patient_attacker(memory, "user:mallory")
+    write(memory, "unnamed", UNNAMED, "user:mallory")
+    assert "unnamed" in ranked(memory, "when did they open the online clothing store?", for_decision=True)
+
+
+def test_a_tool_s_output_is_not_someone_s_account_of_the_principal(memory: DeltaCore, backend) -> None:
+    """Only people (user and peer channels) give accounts of a person: a tool's result answering
+    a question about Gina ranks exactly as it would without the question-side rule."""
+
+    def ranks(store: DeltaCore) -> list[str]:
+        gina_and_patient_attacker(store)
+        # A tool in use for days: it has standing, so nothing but the rule could demote it.
+        start = NOW - timedelta(days=11)
+        store.ingest([{"text": f"Registry lookup {i}: no record changed.", "kind": "tool_result", "tool_name": "registry_lookup",
+                       "source": "tool:registry", "ts": start + timedelta(hours=12 * i)} for i in range(20)], channel="tool")
+        assert newcomers(store, "tool:registry") == set()
+        store.ingest([{"id": "lookup", "text": "Online clothing store registry: the store did open in January 2016.",
+                       "kind": "tool_result", "tool_name": "registry_lookup", "source": "tool:registry"}], channel="tool")
+        return [p.id for p in store.query(QUESTION, top_k=20, include_deltas=False)]
+
+    on = ranks(memory)
+    assert "lookup" in on
+    if backend.name == "sqlite":
+        off = backend.open(path=backend.settings["path"].with_name("off"), trust={"question_subject_authority": False})
+        try:
+            assert ranks(off).index("lookup") == on.index("lookup")
+        finally:
+            off.close()

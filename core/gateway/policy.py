@@ -135,6 +135,16 @@ class TrustPolicy(BaseModel):
     third party's report about a principal on a matter the principal never spoke about ranks
     low (and drives no decision) when the principal's own memories are candidates; raise it to
     spare such reports. Depends on the embedder."""
+    question_subject_authority: bool = True
+    """The hearsay rule seen from the question: when the query speaks about a principal ("When
+    did Caroline go camping?"), every candidate another person wrote (user or peer channel; a
+    tool's output or a system record is nobody's account of a person) is an account of that
+    principal *for this query* — whether or not it names them ("They went camping on 2 June",
+    "You went camping…", "I went camping…") — and competes with the principal's own candidates
+    exactly like hearsay (``hearsay_topic_similarity``, confirmation, ``hearsay_weight``).
+    Without it, a writer defeats the rule by not naming the person its claim is about. The
+    cost: another source's unconfirmed account ranks below the principal's own memories for
+    questions about that principal. False: only memories that name the principal are hearsay."""
     hearsay_weight: float = Field(default=0.1, ge=0.0, le=1.0)
     """Retrieval score multiplier of hearsay that competes with its principal's own account
     unconfirmed (confirmation: cosine ≥ ``corroboration_similarity`` and every number, date and

@@ -30,7 +30,10 @@ tier) goes through it:
    confirms it (cosine ≥ ``corroboration_similarity`` *and* every value it asserts — number,
    date, name — repeated), its score is multiplied by ``hearsay_weight``, whatever its
    writer's standing; with ``for_decision`` it is left out. A demoted memory corroborates
-   nothing.
+   nothing. Seen from the question (``question_subject_authority``): when the query speaks
+   about a principal, every candidate another person (user or peer channel) wrote is an
+   account of that principal for this query, named or not — a planted "They went camping on
+   2 June" competes with Caroline's own account exactly as "Caroline went camping…" would.
 4. **Narrow cone**: a memory retrieved (``record_retrieval``) by at least
    ``cone_min_retrievals`` queries that are nearly all the same words is what a trigger
    backdoor looks like (it is built to answer one trigger); its score is multiplied by
@@ -54,11 +57,14 @@ from deltacore.gateway.consistency import content_words
 from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about
 from deltacore.gateway.policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
-from deltacore.model import Namespace
+from deltacore.model import Channel, Namespace
 from deltacore.storage.id_lists import in_list
 from deltacore.storage.tables import events, retrievals
 
 Fused = list[tuple[str, float, dict[str, int]]]
+# Channels whose writes are a person's (or a peer agent's) account: the question-side hearsay
+# rule weighs them against the principal's own (see ``TrustPolicy.question_subject_authority``).
+_PEOPLE = frozenset({Channel.USER.value, Channel.PEER.value})
 
 
 class RetrievalDefence:
@@ -77,18 +83,20 @@ class RetrievalDefence:
 
     def rerank(
         self, conn: Any, fused: Fused, for_decision: bool, tenant: str = "default",
-        semantic: Sequence[tuple[str, float]] | None = None,
+        semantic: Sequence[tuple[str, float]] | None = None, query: str | None = None,
     ) -> Fused:
         """The candidates re-weighted (and, for a decision, filtered), best first.
 
         ``semantic``: the semantic router's (id, cosine to the query), which tells whether a
-        trusted memory answers the query (without it, one is assumed to)."""
+        trusted memory answers the query (without it, one is assumed to). ``query``: the
+        question's text, whose subjects make the other sources' candidates accounts of them
+        (``TrustPolicy.question_subject_authority``)."""
         if not self.policy.enabled or not fused:
             return fused
         ids = [item_id for item_id, _, _ in fused]
         info, details = _trust_info(conn, ids)
         vectors = _Vectors(conn)  # fetched once per query, shared by the rules that need them
-        hearsay = self._hearsay(vectors, info, details, for_decision)
+        hearsay = self._hearsay(vectors, info, details, for_decision, query)
         weights = self._corroboration(
             conn, info, for_decision, tenant, dict(semantic) if semantic is not None else None, details, set(hearsay),
             vectors,
@@ -108,8 +116,8 @@ class RetrievalDefence:
         return adjusted
 
     def _hearsay(
-        self, fetch: _Vectors, info: dict[str, tuple[str, float, str | None]], details: dict[str, tuple[str | None, str]],
-        for_decision: bool,
+        self, fetch: _Vectors, info: dict[str, tuple[str, float, str | None]], details: dict[str, tuple[str | None, str, str]],
+        for_decision: bool, query: str | None = None,
     ) -> dict[str, float]:
         """Weights of the hearsay candidates that compete with their principal's own account
         unconfirmed (see the module docstring, rule 3)."""
@@ -127,7 +135,7 @@ class RetrievalDefence:
                 by_name.setdefault(name, set()).add(source)
         if len(set().union(*by_name.values()) if by_name else ()) < 2:
             return {}  # one source: nothing in the pool can be about another principal
-        about: dict[str, dict[str, set[str]]] = {}  # hearsay id -> principal name -> their sources
+        named: dict[str, dict[str, set[str]]] = {}  # hearsay id -> principal name -> their sources
         for event_id, (_, _, source) in info.items():
             if source is None:
                 continue
@@ -139,38 +147,60 @@ class RetrievalDefence:
                 if sources and source not in sources:
                     others[name] = sources
             if others:
-                about[event_id] = others
-        if not about:
+                named[event_id] = others
+        asked: dict[str, dict[str, set[str]]] = {}  # the same, for the question's subjects
+        if query and policy.question_subject_authority:
+            # The question's subjects: for this query, whatever another person wrote is an
+            # account of them, named or not ("They went camping on 2 June" answers "When did
+            # Caroline go camping?" as much as "Caroline went camping on 2 June" does).
+            subjects = {name: principal_sources(name, by_name) for name in spoken_about(query)}
+            subjects = {name: sources for name, sources in subjects.items() if sources}
+            for event_id, (_, _, source) in info.items():
+                if source is None or details[event_id][2] not in _PEOPLE:
+                    continue  # a tool's output or a system record is not someone's account of a person
+                accounts = {name: sources for name, sources in subjects.items() if source not in sources}
+                if accounts:
+                    asked[event_id] = accounts
+        if not named and not asked:
             return {}
-        first_party = {
-            event_id for event_id, (_, _, source) in info.items()
-            if any(source in sources for principals in about.values() for sources in principals.values())
-        }
-        vectors = fetch(list(set(about) | first_party))
-        weights: dict[str, float] = {}
-        for event_id, principals in about.items():
+        principals_sources = {s for about in (named, asked) for p in about.values() for ss in p.values() for s in ss}
+        first_party = {event_id for event_id, (_, _, source) in info.items() if source in principals_sources}
+        vectors = fetch(list(set(named) | set(asked) | first_party))
+
+        def unconfirmed(event_id: str, principals: dict[str, set[str]]) -> bool:
+            """Does this memory compete with a principal's own account without their confirmation?"""
             mine = vectors.get(event_id)
             if mine is None:
-                continue
-            for name, sources in principals.items():
+                return False
+            for sources in principals.values():
                 theirs = [f for f in first_party if info[f][2] in sources and f in vectors]
                 topical = [f for f in theirs if float(mine @ vectors[f]) >= policy.hearsay_topic_similarity]
                 if not topical:
                     continue  # the principal has said nothing about this here: no competing account
                 ignore = source_names(info[topical[0]][2], details[topical[0]][0])
-                confirmed = any(
+                if not any(
                     float(mine @ vectors[f]) >= policy.corroboration_similarity
                     and agrees(details[event_id][1], details[f][1], ignore)
                     for f in topical
-                )
-                if not confirmed:
-                    weights[event_id] = 0.0 if for_decision else policy.hearsay_weight
-                    break
+                ):
+                    return True
+            return False
+
+        # The two demotions compound: hearsay that names the principal stays below the other
+        # people's candidates a question about that principal demotes, instead of tying with them.
+        weights: dict[str, float] = {}
+        for event_id in set(named) | set(asked):
+            weight = 1.0
+            for about in (named, asked):
+                if event_id in about and unconfirmed(event_id, about[event_id]):
+                    weight *= policy.hearsay_weight
+            if weight < 1.0:
+                weights[event_id] = 0.0 if for_decision else weight
         return weights
 
     def _corroboration(
         self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
-        cosines: dict[str, float] | None, details: dict[str, tuple[str | None, str]] | None = None,
+        cosines: dict[str, float] | None, details: dict[str, tuple[str | None, str, str]] | None = None,
         demoted: set[str] = frozenset(),  # type: ignore[assignment]
         fetch: _Vectors | None = None,
     ) -> dict[str, float]:
@@ -225,7 +255,7 @@ class RetrievalDefence:
 
     def _corroborated(
         self, doubted: Sequence[str], trusted: Sequence[str], info: dict[str, Any], vectors: dict[str, np.ndarray],
-        details: dict[str, tuple[str | None, str]] | None = None,
+        details: dict[str, tuple[str | None, str, str]] | None = None,
     ) -> set[str]:
         """The doubted memories that a trusted memory of another source says nearly the same as.
 
@@ -273,7 +303,7 @@ class RetrievalDefence:
 
 # Built once: the defence runs on every query (see SQLStore's read statements for why).
 _TRUST_INFO = select(
-    events.c.id, events.c.namespace, events.c.trust, events.c.source, events.c.actor, events.c.text
+    events.c.id, events.c.namespace, events.c.trust, events.c.source, events.c.actor, events.c.text, events.c.channel
 ).where(in_list(events.c.id))
 _VECTORS = select(events.c.id, events.c.embedding).where(in_list(events.c.id), events.c.embedding.is_not(None))
 _RETRIEVAL_QUERIES = (
@@ -285,12 +315,12 @@ _RETRIEVAL_QUERIES = (
 
 def _trust_info(
     conn: Any, ids: Sequence[str]
-) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str]]]:
-    """(namespace, trust, source) and (actor, text) of each candidate."""
+) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str, str]]]:
+    """(namespace, trust, source) and (actor, text, channel) of each candidate."""
     found, details = {}, {}
     for row in conn.execute(_TRUST_INFO, {"ids": list(ids)}):
         found[row.id] = (row.namespace, float(row.trust), row.source)
-        details[row.id] = (row.actor, row.text)
+        details[row.id] = (row.actor, row.text, row.channel)
     return found, details
 
 

@@ -146,7 +146,9 @@ class Retriever:
             alerts: list[str] = []
             if self._defence is not None:
                 alerts = self._defence.honeypot_hits(context, ranked)
-                fused = self._defence.rerank(conn, fused, criteria.for_decision, criteria.tenant, ranked.get("semantic"))
+                fused = self._defence.rerank(
+                    conn, fused, criteria.for_decision, criteria.tenant, ranked.get("semantic"), criteria.text
+                )
             # Build packets best first, only as many as the answer can use: all top_k when there
             # is no budget, else the pool the budget chooses from.
             wanted = criteria.top_k if criteria.max_tokens is None and self._reranker is None else limit * 2
