@@ -166,22 +166,32 @@ class RetrievalDefence:
         principals_sources = {s for about in (named, asked) for p in about.values() for ss in p.values() for s in ss}
         first_party = {event_id for event_id, (_, _, source) in info.items() if source in principals_sources}
         vectors = fetch(list(set(named) | set(asked) | first_party))
+        # Cosines of every judged memory to every first-party one: one matrix product (a
+        # question about a principal judges about half the pool against the other half).
+        judged = [i for i in dict.fromkeys([*named, *asked]) if i in vectors]
+        firsts = sorted(f for f in first_party if f in vectors)
+        if not judged or not firsts:
+            return {}
+        cosine = np.stack([vectors[i] for i in judged]) @ np.stack([vectors[f] for f in firsts]).T
+        row_of = {event_id: row for row, event_id in enumerate(judged)}
+        first_sources = [info[f][2] for f in firsts]
 
         def unconfirmed(event_id: str, principals: dict[str, set[str]]) -> bool:
             """Does this memory compete with a principal's own account without their confirmation?"""
-            mine = vectors.get(event_id)
-            if mine is None:
+            row = row_of.get(event_id)
+            if row is None:
                 return False
             for sources in principals.values():
-                theirs = [f for f in first_party if info[f][2] in sources and f in vectors]
-                topical = [f for f in theirs if float(mine @ vectors[f]) >= policy.hearsay_topic_similarity]
+                topical = [
+                    (f, float(cosine[row, col])) for col, f in enumerate(firsts)
+                    if first_sources[col] in sources and cosine[row, col] >= policy.hearsay_topic_similarity
+                ]
                 if not topical:
                     continue  # the principal has said nothing about this here: no competing account
-                ignore = source_names(info[topical[0]][2], details[topical[0]][0])
+                ignore = source_names(info[topical[0][0]][2], details[topical[0][0]][0])
                 if not any(
-                    float(mine @ vectors[f]) >= policy.corroboration_similarity
-                    and agrees(details[event_id][1], details[f][1], ignore)
-                    for f in topical
+                    similarity >= policy.corroboration_similarity and agrees(details[event_id][1], details[f][1], ignore)
+                    for f, similarity in topical
                 ):
                     return True
             return False
