@@ -16,6 +16,7 @@ from deltacore import (
     MemoryException,
     MemoryPacket,
     MissingExtraError,
+    QueryCriteria,
 )
 from deltacore.errors import MEMORY_EXCEPTIONS
 from deltacore.governor import TokenCounter
@@ -123,3 +124,18 @@ def test_plain_function_embedders_and_chroma_functions_work(tmp_path):
     with DeltaCore.open(tmp_path / "b", embedder=ChromaEmbedder(fake)) as memory:
         memory.ingest([{"text": "chroma function embedder"}])
         assert memory.stats().embedder.startswith("chroma:")
+
+
+def test_every_field_chroma_is_filtered_on_is_stored_beside_the_vectors() -> None:
+    """The vector index keeps only the metadata the semantic router filters on (each field costs
+    every insert); a filter on a field it does not keep would silently match nothing."""
+    from deltacore.retrieval.routers.semantic import chroma_clauses
+    from deltacore.storage.outbox import _META_COLUMNS
+
+    moment = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    criteria = QueryCriteria(
+        text="x", agent_filter=["a"], user_id="u", session_id="s", episode_id="e", exclude_episode_id="f",
+        kinds=["message"], time_range=(moment, moment),
+    )
+    named = {field for clause in chroma_clauses(criteria) for field in clause}
+    assert named == set(_META_COLUMNS)
