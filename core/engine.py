@@ -16,8 +16,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,9 +91,6 @@ class DeltaCore:
         self._applier: OutboxApplier | None = None
         self._ownership: VectorOwnership | None = None
         self._index_lock = threading.Lock()
-        # One helper thread applies the vector writes of earlier ingests while the next ingest
-        # normalises, scores and embeds (see ingest); created on first use.
-        self._vector_worker: ThreadPoolExecutor | None = None
         self._hot = HotTier(config.hot_capacity)
         self._open_vector_index()
         self._trust = TrustStore(self._sql)
@@ -161,17 +157,6 @@ class DeltaCore:
         return cls(config, extractor, allow_embedder_change)
 
     def close(self) -> None:
-        # The last ingest's vector writes are still in the outbox (they wait for the next call,
-        # see ingest): apply them now so a closed store's index is complete. A failure leaves
-        # them in the outbox, which the next open replays; it must not keep the store open.
-        try:
-            if self._index is not None and self._applier is not None:  # never take ownership to close
-                self._applier.drain()
-        except Exception:  # noqa: BLE001 - logged; the outbox keeps the writes
-            log.warning("vector writes left in the outbox at close; the next open replays them", exc_info=True)
-        if self._vector_worker is not None:
-            self._vector_worker.shutdown(wait=True)
-            self._vector_worker = None
         self._retriever.close()
         if self._index is not None:
             self._index.close()
@@ -235,23 +220,13 @@ class DeltaCore:
 
         Good events are stored even when others are rejected; ``IngestResult.rejected`` says
         which and why. ``channel`` is where the events really came from (user, tool, document…).
-
-        When it returns, the stored events are committed in SQL together with their vector
-        writes (the outbox). Those reach the vector index during the store's next call: a
-        query, ``stats``, ``close`` or ``apply_outbox`` apply them before anything else, and the
-        next ``ingest`` applies them on a helper thread while it embeds its own events.
         """
         if isinstance(events, (Event, dict)):
             events = [events]
         events = list(events)
-        overlap = _BackgroundApply(self._start_background_apply)
-        try:
-            result = self._pipeline.run(events, Channel(channel) if channel else None, overlap=overlap)
-        except BaseException:
-            overlap.wait(quiet=True)  # never leave the helper running past the call
-            raise
-        overlap.wait()
+        result = self._pipeline.run(events, Channel(channel) if channel else None)
         if result.stored:
+            self.apply_outbox()
             if any(_carries_schema(event) for event in events):
                 # A call under a changed tool schema (E04): demote, migrate, queue for review.
                 drifts = self._drift.after_ingest(result.stored)
@@ -259,20 +234,6 @@ class DeltaCore:
                     result = result.model_copy(update={"schema_drifts": drifts})
             self._honeypots.ensure({_tenant_of(event) for event in events})
         return result
-
-    def _start_background_apply(self) -> Future[int] | None:
-        """Start applying pending vector writes (the previous ingest's) on the helper thread.
-
-        Why: the embedder is the slow part of an ingest, a local model (torch) runs without the
-        GIL, and Chroma's insert runs mostly in its own native threads, so the index write of
-        batch N costs little wall time when it runs during the embedding of batch N+1. The
-        embedder itself stays on the caller's thread (it may not be thread-safe).
-        """
-        if self._current_index() is None or self._applier is None:
-            return None
-        if self._vector_worker is None:
-            self._vector_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deltacore-vectors")
-        return self._vector_worker.submit(self._applier.drain)
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id (the id of the stored copy for a duplicate)."""
@@ -286,8 +247,7 @@ class DeltaCore:
         return event_id
 
     def apply_outbox(self) -> int:
-        """Apply pending vector writes; returns how many. Runs on open, before every query and
-        ``stats``, after a delete, at close, and (in the background) during the next ingest."""
+        """Apply pending vector writes; returns how many. Runs after every write and on open."""
         if self._current_index() is None or self._applier is None:
             return 0
         return self._applier.drain()
@@ -564,8 +524,6 @@ class DeltaCore:
         return rebuild_index(self._sql, index, tenants, batch_size)
 
     def stats(self, tenant: str | None = None) -> StoreStats:
-        # Counts as a reader sees them: the last ingest's vector writes applied (see ingest).
-        self.apply_outbox()
         counts = self._sql.counts(tenant)
         index = self._current_index()
         vectors = None
@@ -587,38 +545,6 @@ class DeltaCore:
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
         """Logged system events (``CAUSAL_LOOP`` …), oldest first."""
         return self._sql.system_events(kind, tenant)
-
-
-class _BackgroundApply:
-    """The ingest pipeline's handle on the vector writes applied in the background.
-
-    The pipeline calls :meth:`start` when it starts embedding (so the apply overlaps the
-    embedder, not the pipeline's own Python work, which would only compete for the GIL) and
-    :meth:`wait` before its write transaction: a failed vector write then stops the batch
-    before anything of it is stored, and the helper never waits for SQLite's write lock while
-    the caller holds it. Failed writes stay in the outbox for the next drain.
-    """
-
-    def __init__(self, submit: Callable[[], Future[int] | None]) -> None:
-        self._submit = submit
-        self._pending: Future[int] | None = None
-
-    def start(self) -> None:
-        if self._pending is None:
-            self._pending = self._submit()
-
-    def wait(self, quiet: bool = False) -> None:
-        """Wait for the apply if one was started; re-raise its failure unless ``quiet`` (then log)."""
-        pending, self._pending = self._pending, None
-        if pending is None:
-            return
-        error = pending.exception()
-        if error is None:
-            return
-        if quiet:
-            log.warning("background vector write failed; the outbox keeps it", exc_info=error)
-            return
-        raise error
 
 
 def _carries_schema(event: Event | dict[str, Any]) -> bool:

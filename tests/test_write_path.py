@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
 import pytest
 
-from deltacore import CircularCausalChain, Event, InvalidEventError, NotFoundError
-from deltacore.config import DeltaCoreConfig
-from deltacore.storage import ChromaIndex, SQLStore
+from deltacore import CircularCausalChain, Event, InvalidEventError
 from deltacore.delta import break_cycles, find_cycle, walk_provenance
 
 T0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
@@ -193,99 +189,3 @@ def test_retrievals_are_recorded_per_episode(memory):
     assert [(r["event_id"], r["rank"]) for r in logged] == [(ids[1], 1), (ids[0], 2)]
     memory.delete([ids[1]])
     assert [r["event_id"] for r in memory.retrievals("ep9")] == [ids[0]]
-
-
-# ---- vector writes applied beside the next ingest's embedder --------------------------------------
-#
-# An ingest returns once its batch (with its outbox rows) is committed in SQL; its vectors reach
-# Chroma during the store's next call: on a helper thread beside the next ingest's embedder, or
-# before a query, stats or close reads.
-
-
-def _sql_counts(backend: Any) -> dict[str, Any]:
-    """Counts straight from SQL, without opening a DeltaCore (opening would drain the outbox)."""
-    sql = SQLStore(DeltaCoreConfig.build(**backend.settings))
-    try:
-        return sql.counts()
-    finally:
-        sql.close()
-
-
-def _found_semantically(memory: Any, event_id: str) -> bool:
-    text = memory.get(event_id).text
-    return event_id in [p.id for p in memory.query(text, routers=["semantic"], top_k=3)]
-
-
-def _notes(tag: str, n: int) -> list[dict[str, Any]]:
-    return [{"text": f"{tag} note {i}: {tag}{i} marker{i * 7919 % 1000}"} for i in range(n)]
-
-
-def test_a_query_waits_for_vector_writes_in_flight(backend, monkeypatch):
-    memory = backend.open()
-    try:
-        first = memory.ingest(_notes("first", 30)).stored
-        assert len(first) == 30
-        assert _sql_counts(backend)["outbox_pending"] == 30, "applied by the next call, not by this one"
-
-        # Hold the background apply inside its (real) Chroma write while the query runs.
-        applying, release = threading.Event(), threading.Event()
-        original = ChromaIndex.upsert
-
-        def held_upsert(self, *args, **kwargs):
-            applying.set()
-            assert release.wait(30)
-            return original(self, *args, **kwargs)
-
-        monkeypatch.setattr(ChromaIndex, "upsert", held_upsert)
-        second: list[Any] = []
-        writer = threading.Thread(target=lambda: second.append(memory.ingest(_notes("second", 20))))
-        writer.start()
-        assert applying.wait(30), "the second ingest did not apply the first one's vectors"
-        threading.Timer(0.3, release.set).start()
-        assert all(_found_semantically(memory, event_id) for event_id in first[:5])
-        writer.join(30)
-        assert second and len(second[0].stored) == 20
-        monkeypatch.setattr(ChromaIndex, "upsert", original)
-
-        assert all(_found_semantically(memory, event_id) for event_id in first + second[0].stored)
-        stats = memory.stats()
-        assert stats.outbox_pending == 0 and stats.vectors == stats.events == 50
-    finally:
-        memory.close()
-
-
-def test_close_applies_the_last_vector_writes(backend):
-    memory = backend.open()
-    stored = memory.ingest(_notes("last", 12)).stored
-    assert _sql_counts(backend)["outbox_pending"] == 12
-    memory.close()
-    assert _sql_counts(backend)["outbox_pending"] == 0
-    with backend.open() as reopened:
-        assert reopened.stats().vectors == 12
-        assert all(_found_semantically(reopened, event_id) for event_id in stored)
-
-
-def test_a_failed_vector_write_stops_the_next_batch_and_loses_nothing(backend, monkeypatch):
-    memory = backend.open()
-    try:
-        first = memory.ingest(_notes("kept", 10)).stored
-
-        def broken_upsert(self, *args, **kwargs):
-            raise RuntimeError("vector index unavailable")
-
-        monkeypatch.setattr(ChromaIndex, "upsert", broken_upsert)
-        with pytest.raises(RuntimeError, match="vector index unavailable"):
-            memory.ingest([{"id": "refused", "text": "written while the index is down"}])
-        monkeypatch.undo()
-
-        # The failing batch stopped before its transaction; the acknowledged one is intact and
-        # its vector writes are still in the outbox, applied by the next call.
-        counts = _sql_counts(backend)
-        assert counts["events"] == 10 and counts["outbox_pending"] == 10
-        with pytest.raises(NotFoundError):
-            memory.get("refused")
-        assert all(_found_semantically(memory, event_id) for event_id in first)
-        stats = memory.stats()
-        assert stats.outbox_pending == 0 and stats.vectors == stats.events == 10
-    finally:
-        memory.close()

@@ -88,10 +88,7 @@ class IngestPipeline:
         self._tokens = tokens
         self._max_text_chars = max_text_chars
 
-    def run(self, raw_events: Sequence[Any], channel: Channel | None = None, overlap: Any = None) -> IngestResult:
-        """Store a batch. ``overlap`` (optional) is work the engine runs beside the embedder:
-        ``overlap.start()`` is called as embedding starts, ``overlap.wait()`` before the write
-        transaction (the engine applies earlier vector writes there)."""
+    def run(self, raw_events: Sequence[Any], channel: Channel | None = None) -> IngestResult:
         event_ids: list[str | None] = [None] * len(raw_events)
         rejected: list[Rejection] = []
         duplicates: list[str] = []
@@ -135,8 +132,6 @@ class IngestPipeline:
         # 3. embed outside any transaction: it is the slow part and needs no lock.
         vectors: dict[str, np.ndarray] = {}
         if candidates:
-            if overlap is not None:
-                overlap.start()
             matrix = embed_texts(self._embedder, [embedding_text(c.event) for c in candidates])
             vectors = {c.event.id: row for c, row in zip(candidates, matrix)}
 
@@ -144,8 +139,6 @@ class IngestPipeline:
         # reputation and E01 playbook, so a decision and its consequences commit together).
         loops: list[list[str]] = []
         inserted: set[str] = set()
-        if overlap is not None:
-            overlap.wait()
         with self._sql.writer() as conn:
             # Re-check inside the write lock: another process may have stored a copy meanwhile.
             candidates = self._drop_stored(conn, candidates, event_ids, duplicates)

@@ -1,14 +1,9 @@
-"""Ingest batches 1 and 2 (both acknowledged), then die by SIGKILL inside the vector write of
-batch 2, which runs on the background thread during the ingest of batch 3.
+"""Ingest batch 1 (acknowledged), then die by SIGKILL inside the vector write of batch 2.
 
-An ingest leaves its vector writes in the outbox and the next ingest applies them beside its
-embedder: batch 2's ingest applies batch 1's, batch 3's applies batch 2's (and is killed there,
-before batch 3 reaches its write transaction).
-
-argv: settings-json kill_at n1 n2 batch3-id-prefix
+argv: settings-json kill_at n1 n2 batch2-id-prefix
 kill_at: ``before_vector_write`` (after the SQL commit, before any Chroma write) or
 ``after_vector_write`` (after the Chroma upsert, before the outbox rows are deleted).
-stdout: ``OPENED``, ``ACK <id>`` per batch-1 and batch-2 event, ``BATCH3`` just before batch 3.
+stdout: ``OPENED``, ``ACK <id>`` per batch-1 event, ``BATCH2`` just before batch 2.
 """
 
 from __future__ import annotations
@@ -26,12 +21,11 @@ kill_at, n1, n2, prefix = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.a
 memory = open_store(settings())  # opening drains the outbox: patch only after it
 emit("OPENED")
 
-for batch, size in (("acknowledged", n1), ("acknowledged-2", n2)):
-    result = memory.ingest([{"text": note_text(batch, i), "session_id": "crash"} for i in range(size)])
-    if result.rejected or len(result.stored) != size:
-        sys.exit(f"{batch} not stored whole: {result}")
-    for event_id in result.event_ids:
-        emit("ACK", event_id)
+result = memory.ingest([{"text": note_text("acknowledged", i), "session_id": "crash"} for i in range(n1)])
+if result.rejected or len(result.stored) != n1:
+    sys.exit(f"batch 1 not stored whole: {result}")
+for event_id in result.event_ids:
+    emit("ACK", event_id)
 
 
 def die() -> None:
@@ -57,8 +51,8 @@ elif kill_at == "after_vector_write":
 else:
     sys.exit(f"unknown kill point {kill_at!r}")
 
-emit("BATCH3")
-batch3 = [{"id": f"{prefix}-{i}", "text": note_text("unacknowledged", i), "session_id": "crash"} for i in range(5)]
-memory.ingest(batch3)
+emit("BATCH2")
+batch2 = [{"id": f"{prefix}-{i}", "text": note_text("unacknowledged", i), "session_id": "crash"} for i in range(n2)]
+memory.ingest(batch2)
 emit("SURVIVED")  # never reached: the ingest above must not return
 sys.exit(3)
