@@ -7,7 +7,7 @@ ranks them, lexically and semantically.
 
 from __future__ import annotations
 
-from sqlalchemy import or_, select
+from sqlalchemy import exists, or_
 
 from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
@@ -24,12 +24,15 @@ class EntityRouter:
         if not entities:
             return []
         tenant = context.criteria.tenant
+        # Tested row by row (EXISTS: a primary-key seek per candidate row) rather than as IN a
+        # list of the entities' events, which SQLite builds in full for every statement that
+        # applies it: for a speaker of 12,000 memories in a 100k store, checking 200 neighbours
+        # or 1,500 recent rows cost ~30% more (measured with benchmarks/read_path_profile.py).
         about = or_(
-            events.c.id.in_(select(mentions.c.event_id).where(mentions.c.tenant == tenant, mentions.c.name.in_(entities))),
-            events.c.id.in_(
-                select(event_entities.c.event_id).where(
-                    event_entities.c.tenant == tenant, event_entities.c.entity.in_(entities)
-                )
+            exists().where(mentions.c.event_id == events.c.id, mentions.c.tenant == tenant, mentions.c.name.in_(entities)),
+            exists().where(
+                event_entities.c.event_id == events.c.id, event_entities.c.tenant == tenant,
+                event_entities.c.entity.in_(entities),
             ),
         )
         rest = context.analysis.terms_without(set(entities))
