@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="calibrate on these families only (default: all chosen families)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, default=Path("docs/results/poisoning.json"))
-    parser.add_argument("--plot", type=Path, default=Path("docs/img/poisoning.png"))
+    parser.add_argument("--plot", type=Path, default=Path("docs/img/poisoning.png"), help="chart path ('' to skip)")
     parser.add_argument("--workdir", type=Path, help="where the stores are built (default: a temp folder)")
     parser.add_argument("--vector-cache", type=Path, help="an .npz of embedded texts, reused across runs (same embedder)")
     parser.add_argument("--quiet", action="store_true")
@@ -196,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     print_tables(report)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str))
-    plot(report, args.plot)
+    if str(args.plot) not in ("", "."):  # --plot '' skips the chart
+        plot(report, args.plot)
     return 0
 
 

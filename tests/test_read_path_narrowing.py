@@ -172,9 +172,7 @@ def test_a_when_question_prefers_timed_memories_near_it(backend):
         memory.ingest(_history())
         with memory._sql.reader() as conn:  # noqa: SLF001
             context = _context(memory, conn, question, 10)
-            found = semantic_module.semantic_where(
-                context, 10, [events.c.has_time == 1], [{"has_time": 1}], exhaustive=False
-            )
+            found = semantic_module.semantic_where(context, 10, [events.c.has_time == 1], None)
             pool = semantic_module.plain_neighbours(context, 10 * semantic_module.POOL_FACTOR)
             timed = set(memory._sql.event_ids_where(conn, [events.c.has_time == 1]))  # noqa: SLF001
     expected = [(i, s) for i, s in pool if i in timed][:10]

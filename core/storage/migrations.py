@@ -169,6 +169,12 @@ def _mention_role_index(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_mentions_role ON dc_mentions (tenant, name, role)")
 
 
+def _drop_mention_lookup_index(conn: Connection, dialect: str) -> None:
+    # (tenant, name) is a prefix of the role index above: the older index answered nothing it
+    # cannot, and every mention written updated both.
+    conn.exec_driver_sql("DROP INDEX IF EXISTS ix_dc_mentions_lookup")
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -182,6 +188,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _folded_subject_index,
     _about_tokens,
     _mention_role_index,
+    _drop_mention_lookup_index,
 ]
 
 

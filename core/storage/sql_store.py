@@ -255,15 +255,17 @@ class SQLStore:
             return set()
         dialect_insert = sqlite.insert if self.dialect == "sqlite" else postgresql.insert
         statement = dialect_insert(events).on_conflict_do_nothing(index_elements=["id"]).returning(events.c.id)
-        names: dict[str, list[str]] = {}
-        for row in entity_rows:
-            names.setdefault(row["event_id"], []).append(row["entity"])
-        for row in mention_rows:
-            names.setdefault(row["event_id"], []).append(row["name"])
-        event_rows = [
-            {**row, "about": about_text(row["tenant"], names.get(row["id"], ()), bool(row.get("has_time")))}
-            for row in event_rows
-        ]
+        if self.dialect == "sqlite":
+            # Only SQLite's full-text index reads ``about``; PostgreSQL filters in SQL instead.
+            names: dict[str, list[str]] = {}
+            for row in entity_rows:
+                names.setdefault(row["event_id"], []).append(row["entity"])
+            for row in mention_rows:
+                names.setdefault(row["event_id"], []).append(row["name"])
+            event_rows = [
+                {**row, "about": about_text(row["tenant"], names.get(row["id"], ()), bool(row.get("has_time")))}
+                for row in event_rows
+            ]
         inserted = set(conn.execute(statement, event_rows).scalars())
         delta_rows = [row for row in delta_rows if row["event_id"] in inserted]
         kept_deltas = {row["id"] for row in delta_rows}

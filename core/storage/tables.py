@@ -131,7 +131,7 @@ mentions = Table(
     Column("tenant", _SCOPE, nullable=False),
     comment="who spoke and which names a text mentions: the entity router's index",
 )
-Index("ix_dc_mentions_lookup", mentions.c.tenant, mentions.c.name)
+# (tenant, name) lookups use it too: a second index on that prefix would only cost every write.
 Index("ix_dc_mentions_role", mentions.c.tenant, mentions.c.name, mentions.c.role)
 
 outbox = Table(

@@ -74,8 +74,7 @@ def semantic_where(
     context: SearchContext,
     limit: int,
     sql_filters: Sequence[ColumnElement[bool]],
-    chroma: Sequence[dict[str, Any]],
-    exhaustive: bool = True,
+    chroma: Sequence[dict[str, Any]] | None,
 ) -> Ranked:
     """Nearest neighbours that also meet a condition, given both as SQL and as Chroma metadata.
 
@@ -87,16 +86,17 @@ def semantic_where(
     way the answer is the nearest ``limit`` that meet it: every neighbour outside the pool is
     farther than every one in it.
 
-    ``exhaustive=False`` stops at the first pool: those of the query's nearest neighbours that
-    meet the condition, however few (for a condition that only re-weights what is near the
-    query anyway; widening cost up to ~25 ms, the filtered search ~140 ms, on 100k memories).
+    ``chroma`` must name only metadata the vector index keeps (``storage.outbox._META_COLUMNS``).
+    ``chroma=None`` (a condition Chroma does not keep, or one that only re-weights what is near
+    the query anyway) stops at the first pool: those of the query's nearest neighbours that meet
+    it, however few (widening cost up to ~25 ms, the filtered search ~140 ms, on 100k memories).
     """
     pool = limit * POOL_FACTOR
     while True:
         ranked = plain_neighbours(context, pool)
         passing = context.sql.ids_passing(context.conn, [i for i, _ in ranked], [*context.filters, *sql_filters])
         hits = [(item, score) for item, score in ranked if item in passing]
-        if len(hits) >= limit or len(ranked) < pool or not exhaustive:
+        if len(hits) >= limit or len(ranked) < pool or chroma is None:
             return hits[:limit]  # enough, or the whole scope was searched
         if pool >= POST_FILTER_POOL:
             return semantic_search(context, limit, chroma)

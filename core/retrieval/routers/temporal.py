@@ -11,6 +11,8 @@ say when: a memory that says when but is not near the question answers another q
 
 from __future__ import annotations
 
+from typing import Any
+
 from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
 from deltacore.retrieval.routers.semantic import semantic_where
@@ -26,14 +28,15 @@ class TemporalRouter:
         if analysis.time_range is not None:
             start, end = analysis.time_range.start.timestamp(), analysis.time_range.end.timestamp()
             sql = [events.c.ts >= start, events.c.ts < end]
-            chroma = [{"ts": {"$gte": start}}, {"ts": {"$lt": end}}]
-            exhaustive, about = True, []
+            chroma: list[dict[str, Any]] | None = [{"ts": {"$gte": start}}, {"ts": {"$lt": end}}]
+            about: list[str] = []
         elif analysis.asks_when:
             sql = [events.c.has_time == 1]
-            chroma = [{"has_time": 1}]
-            exhaustive, about = False, [timed_token(context.criteria.tenant)]
+            # Only the timed memories among the question's neighbours (no widening, no Chroma
+            # filter: the vector index does not keep has_time).
+            chroma, about = None, [timed_token(context.criteria.tenant)]
         else:
             return []
         lexical = lexical_within(context, analysis.terms, sql, context.limit, about)
-        semantic = semantic_where(context, context.limit, sql, chroma, exhaustive=exhaustive)
+        semantic = semantic_where(context, context.limit, sql, chroma)
         return rrf_merge(lexical, semantic)
