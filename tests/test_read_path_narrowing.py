@@ -147,6 +147,29 @@ def test_an_entitys_semantic_matches_are_the_exact_ones(backend, person):
     assert [round(s, 4) for _, s in found] == [round(s, 4) for _, s in expected]
 
 
+@pytest.mark.parametrize(
+    ("person", "scan_cap"),
+    [("priya", 1500), ("priya", 50), ("noor", 50)],
+    ids=["entity-scanned-whole", "entity-over-the-cap-from-the-pool", "entity-under-the-cap-scanned"],
+)
+def test_an_entitys_semantic_matches_through_its_tokens_are_the_exact_ones(backend, monkeypatch, person, scan_cap):
+    """The entity router's way (the condition also given as full-text tokens): on SQLite an entity
+    of at most SCAN_CAP memories is scanned whole from its posting list, a larger one is served by
+    the plain pool when that holds enough of it. Either way, the exact nearest."""
+    monkeypatch.setattr(semantic_module, "SCAN_CAP", scan_cap)
+    question = f"what did {person} deploy to billing?"
+    with backend.open(hot_capacity=0, embedder=FakeEmbedder()) as memory:
+        memory.ingest(_history())
+        with memory._sql.reader() as conn:  # noqa: SLF001
+            condition = _about("default", [person])
+            context = _context(memory, conn, question, 10)
+            found = semantic_module.semantic_within(context, [condition], 10, [about_token("default", person)])
+            ids, vectors = memory._sql.embeddings_where(conn, [events.c.tenant == "default", condition], 100_000)  # noqa: SLF001
+        expected = top_by_cosine(ids, vectors, memory.embed([question])[0], 10)
+    assert len(ids) > 20 and len(found) == 10
+    assert [round(s, 4) for _, s in found] == [round(s, 4) for _, s in expected]
+
+
 def test_a_query_searches_the_vector_index_once_for_all_its_routers(backend, monkeypatch):
     searches = []
     original = ChromaIndex.query

