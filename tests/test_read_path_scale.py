@@ -12,6 +12,8 @@ The budgets are made small here so that a few hundred memories exercise the larg
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
 from deltacore import QueryCriteria
@@ -83,10 +85,27 @@ def _exact_filtered(memory, question: str, condition, limit: int) -> list[tuple[
 
 @pytest.mark.parametrize("pool_cap", [1600, 40], ids=["post-filtered", "filtered-fallback"])
 def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend, monkeypatch, pool_cap):
+    """The condition (the last ~11% written, by time) is unrelated to the text, so a pool of 40
+    neighbours holds too few of them and the search falls back to Chroma's filtered search."""
     monkeypatch.setattr(semantic_module, "POST_FILTER_POOL", pool_cap)
+    filtered_searches = []
+    search = semantic_module.semantic_search
+
+    def noting(context, limit, extra_where=()):
+        if extra_where:
+            filtered_searches.append(extra_where)
+        return search(context, limit, extra_where)
+
+    monkeypatch.setattr(semantic_module, "semantic_search", noting)
     question = "when did the billing migration finish"
+    start = datetime(2024, 3, 1, tzinfo=timezone.utc)
+    history = [
+        {**event, "ts": (start + timedelta(hours=i)).isoformat()} for i, event in enumerate(_timed_history(400, every=9))
+    ]
+    cutoff = (start + timedelta(hours=356)).timestamp()
+    condition = events.c.ts >= cutoff
     with backend.open(hot_capacity=0, embedder=FakeEmbedder()) as memory:
-        memory.ingest(_timed_history(400, every=9))
+        memory.ingest(history)
         criteria = QueryCriteria(text=question)
         with memory._sql.reader() as conn:
             context = SearchContext(
@@ -94,11 +113,12 @@ def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend,
                 filters=event_filters(criteria), limit=10, index=memory._current_index(),
                 embed_query=lambda text: memory.embed([text])[0],
             )
-            found = semantic_module.semantic_where(context, 10, [events.c.has_time == 1], [{"has_time": 1}])
-            timed = set(memory._sql.event_ids_where(conn, [events.c.has_time == 1]))
-        expected = _exact_filtered(memory, question, events.c.has_time == 1, 10)
-    assert len(found) == 10
-    assert {item for item, _ in found} <= timed
+            found = semantic_module.semantic_where(context, 10, [condition], [{"ts": {"$gte": cutoff}}])
+            late = set(memory._sql.event_ids_where(conn, [condition]))
+        expected = _exact_filtered(memory, question, condition, 10)
+    assert len(late) == 44 and len(found) == 10
+    assert {item for item, _ in found} <= late
+    assert bool(filtered_searches) == (pool_cap == 40)
     # Many memories tie (they differ only in numbers), so compare similarities, not ids: the ten
     # found are as close as the exact ten (up to float32 rounding in Chroma).
     assert [round(score, 4) for _, score in found] == [round(score, 4) for _, score in expected]
