@@ -296,7 +296,7 @@ class RetrievalDefence:
     def _cones(self, conn: Any, ids: Sequence[str]) -> dict[str, float]:
         policy = self.policy
         queries: dict[str, list[str]] = {}
-        for event_id, query in conn.execute(_RETRIEVAL_QUERIES, {"ids": list(ids)}):
+        for event_id, query in conn.execute(_RETRIEVAL_QUERIES, {"ids": list(ids)}).all():
             if len(queries.setdefault(event_id, [])) < 20:
                 queries[event_id].append(query)
         weights = {}
@@ -328,7 +328,7 @@ def _trust_info(
 ) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str, str]]]:
     """(namespace, trust, source) and (actor, text, channel) of each candidate."""
     found, details = {}, {}
-    for row in conn.execute(_TRUST_INFO, {"ids": list(ids)}):
+    for row in conn.execute(_TRUST_INFO, {"ids": list(ids)}).all():
         found[row.id] = (row.namespace, float(row.trust), row.source)
         details[row.id] = (row.actor, row.text, row.channel)
     return found, details
@@ -351,8 +351,10 @@ class _Vectors:
 
 
 def _vectors(conn: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    found = {}
-    for row in conn.execute(_VECTORS, {"ids": list(ids)}):
-        vector = np.frombuffer(row.embedding, dtype=np.float32)
-        found[row.id] = vector / (np.linalg.norm(vector) or 1.0)
-    return found
+    rows = conn.execute(_VECTORS, {"ids": list(ids)}).all()
+    if not rows:
+        return {}
+    matrix = np.frombuffer(b"".join(row.embedding for row in rows), dtype=np.float32).reshape(len(rows), -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return dict(zip((row.id for row in rows), matrix / norms))

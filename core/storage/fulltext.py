@@ -78,7 +78,7 @@ def latest_about(conn: Connection, about: Sequence[str], limit: int) -> list[int
     """Row numbers of the last ``limit`` memories written that carry one of the ``about`` tokens,
     newest first (SQLite: read backwards from the tokens' posting lists, no table row touched)."""
     statement = select(_fts.c.rowid).where(literal_column("dc_events_fts").op("MATCH")(_about_match(about)))
-    return list(conn.execute(statement.order_by(_fts.c.rowid.desc()).limit(limit)).scalars())
+    return list(conn.execute(statement.order_by(_fts.c.rowid.desc()).limit(limit)).scalars().all())
 
 
 def _about_match(about: Sequence[str]) -> str:

@@ -45,7 +45,8 @@ from deltacore.storage.tables import (
 # Statements the read path runs on every query, built once: constructing a SQLAlchemy statement
 # (and a recursive CTE above all) costs more Python time than SQLite takes to run it on a
 # handful of ids. ``ids`` is one parameter holding the whole list (``in_list``), so one compiled
-# form serves every list.
+# form serves every list. Their results are read with ``.all()``: iterating a result fetches row by
+# row through the driver (~0.3 µs more per row, on the ~900 rows a query reads at 100k).
 _EVENT_COLUMNS = [c for c in events.c if c.name != "embedding"]
 _DELTAS_OF_EVENTS = select(deltas).where(in_list(deltas.c.event_id))
 
@@ -351,11 +352,11 @@ class SQLStore:
         if not ids:
             return {}
         statement = select(*_EVENT_COLUMNS).where(in_list(events.c.id), *filters)
-        return {row.id: row for row in conn.execute(statement, {"ids": list(ids)})}
+        return {row.id: row for row in conn.execute(statement, {"ids": list(ids)}).all()}
 
     def deltas_for_events(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, list[Any]]:
         found: dict[str, list[Any]] = {}
-        for row in conn.execute(_DELTAS_OF_EVENTS, {"ids": list(event_ids)}):
+        for row in conn.execute(_DELTAS_OF_EVENTS, {"ids": list(event_ids)}).all():
             found.setdefault(row.event_id, []).append(row)
         return found
 
@@ -377,7 +378,7 @@ class SQLStore:
         found: dict[str, list[str]] = {delta_id: [] for delta_id in delta_ids}
         if not delta_ids or depth <= 0:
             return found
-        for child, parent in conn.execute(_ANCESTRY, {"ids": list(delta_ids), "depth": depth}):
+        for child, parent in conn.execute(_ANCESTRY, {"ids": list(delta_ids), "depth": depth}).all():
             parents = found.setdefault(child, [])
             if parent not in parents:
                 parents.append(parent)
@@ -489,7 +490,7 @@ class SQLStore:
         statement = select(events.c.seq, events.c.id, events.c.embedding).where(
             in_list(events.c.seq, "seqs", integers=True), events.c.embedding.is_not(None), *filters
         )
-        rows = {seq: (event_id, blob) for seq, event_id, blob in conn.execute(statement, {"seqs": list(seqs)})}
+        rows = {seq: (event_id, blob) for seq, event_id, blob in conn.execute(statement, {"seqs": list(seqs)}).all()}
         return _ordered_vectors(rows, seqs)
 
     def _vectors_by_seq(self, conn: Connection, seqs: list[int]) -> tuple[list[str], np.ndarray]:
@@ -510,7 +511,7 @@ class SQLStore:
     ) -> dict[str, list[str]]:
         """For each event, the events of its delta's causal parents and children (that pass ``filters``)."""
         found: dict[str, list[str]] = {}
-        links = [(seed, other, seq) for statement in _LINKED for seed, other, seq in conn.execute(statement, {"ids": list(event_ids)})]
+        links = [(seed, other, seq) for statement in _LINKED for seed, other, seq in conn.execute(statement, {"ids": list(event_ids)}).all()]
         if not links:
             return found
         # The filters are checked on the linked rows by row number: joined into the statement
@@ -524,14 +525,14 @@ class SQLStore:
     def trust_signals(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, tuple[str, set[str]]]:
         """(namespace, conflict flags of its deltas) per event."""
         found: dict[str, tuple[str, set[str]]] = {}
-        for event_id, namespace, flags in conn.execute(_TRUST_SIGNALS, {"ids": list(event_ids)}):
+        for event_id, namespace, flags in conn.execute(_TRUST_SIGNALS, {"ids": list(event_ids)}).all():
             found.setdefault(event_id, (namespace, set()))[1].update(flags or ())
         return found
 
     def utilities(self, conn: Connection, event_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
         """(utility, set at) of each event's best delta."""
         found: dict[str, tuple[float, float]] = {}
-        for event_id, utility, set_at in conn.execute(_UTILITIES, {"ids": list(event_ids)}):
+        for event_id, utility, set_at in conn.execute(_UTILITIES, {"ids": list(event_ids)}).all():
             if event_id not in found or utility > found[event_id][0]:
                 found[event_id] = (utility, set_at)
         return found
