@@ -61,6 +61,7 @@ from tqdm import tqdm  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _provenance import code_version, command_line, machine, versions  # noqa: E402
+import _vector_cache as vector_cache  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "ingest_query.json"
@@ -365,20 +366,18 @@ class Precomputed:
 
 
 def cached_vectors(embedder: Any, label: str, texts: list[str], path: Path) -> dict[str, np.ndarray]:
-    """Vectors of ``texts``, from ``path`` (an .npz per embedder label) where present, the rest
-    embedded now in batches and saved back."""
+    """Vectors of ``texts``, from ``path`` (an .npz per embedder label, ``_vector_cache``'s
+    format) where present, the rest embedded now in batches and saved back."""
+    from deltacore.embedding import embedder_name
+
     file = path.with_name(f"{path.stem}-{label}{path.suffix or '.npz'}")
-    table: dict[str, np.ndarray] = {}
-    if file.exists():
-        with np.load(file, allow_pickle=False) as data:
-            table = dict(zip(data["texts"].tolist(), data["vectors"]))
+    table = vector_cache.load(file, embedder_name(embedder))
     missing = list(dict.fromkeys(t for t in texts if t not in table))
     for start in tqdm(range(0, len(missing), 256), desc=f"{label} embedding {len(missing):,} texts once", unit="batch"):
         chunk = missing[start : start + 256]
         table.update(zip(chunk, embed(embedder, chunk)))
     if missing:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(file, texts=np.array(list(table)), vectors=np.stack(list(table.values())).astype(np.float32))
+        vector_cache.save(file, embedder_name(embedder), table)
     return table
 
 

@@ -34,6 +34,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/: locomo.py and _poisoning/
 
+import _vector_cache as vector_cache  # noqa: E402
 from _provenance import code_version, command_line, machine, versions  # noqa: E402
 from _poisoning.attacks import TRIGGER_PAYLOADS, Family, families, plan  # noqa: E402
 from _poisoning.data import Scope, build_scopes  # noqa: E402
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such family; choose from {[f.name for f in families()]}")
 
     embedder = DocumentCache(_embedder(args.embedder))
-    _load_cache(embedder, args.vector_cache)
+    embedder.vectors.update(vector_cache.load(args.vector_cache, embedder.name()))
     embedder.warm([w.text for s in scopes for w in s.benign])
     progress(f"embedded {len(embedder.vectors)} benign texts")
 
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder.warm([t.query for half in plans.values() for ps in half.values() for p in ps for t in p.targets])
     embedder.warm([q.text for s in scopes for half in s.halves.values() for q in half])
     progress("attacks planned and embedded")
-    _save_cache(embedder, args.vector_cache)
+    vector_cache.save(args.vector_cache, embedder.name(), embedder.vectors)
 
     with tempfile.TemporaryDirectory(prefix="poisoning-") as tmp:
         workdir = args.workdir or Path(tmp)
@@ -209,22 +210,6 @@ def _embedder(kind: str) -> Any:
     from deltacore.embedding import MiniLMEmbedder
 
     return MiniLMEmbedder()
-
-
-def _load_cache(embedder: DocumentCache, path: Path | None) -> None:
-    if path is None or not path.exists():
-        return
-    with np.load(path, allow_pickle=False) as data:
-        if str(data["embedder"]) == embedder.name():
-            embedder.vectors.update(zip(data["texts"].tolist(), data["vectors"]))
-
-
-def _save_cache(embedder: DocumentCache, path: Path | None) -> None:
-    if path is None:
-        return
-    texts = list(embedder.vectors)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, embedder=embedder.name(), texts=np.array(texts), vectors=np.stack([embedder.vectors[t] for t in texts]))
 
 
 def _triggers(embedder: DocumentCache, scopes: list[Scope], args: argparse.Namespace, progress: Any) -> tuple[dict[str, str], list[float]]:

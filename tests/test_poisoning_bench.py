@@ -38,8 +38,13 @@ def test_smoke_run_writes_a_report(tmp_path):
         "--families", "echo_misinfo", "instruction_injection", "trigger_optimized",
         "--targets", "2", "--exposure", "2", "--no-calibrate", "--quiet",
         "--json", str(out), "--plot", str(tmp_path / "poisoning.png"),
+        "--vector-cache", str(tmp_path / "vectors.npz"),
     ])
     assert code == 0
+    # Every text it embedded is kept for the next run, under the embedder that made it.
+    cached = bench.vector_cache.load(tmp_path / "vectors.npz", "deltacore-fake-384")
+    assert len(cached) > 30
+    assert bench.vector_cache.load(tmp_path / "vectors.npz", "another-embedder") == {}
     report = json.loads(out.read_text())
     assert (tmp_path / "poisoning.png").stat().st_size > 0
     for mode in ("off", "on"):
