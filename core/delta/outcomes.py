@@ -315,14 +315,11 @@ def _relevance(
 
 def _failed_calls(rows: list[Any], parents: dict[str, tuple[str, ...]]) -> set[str]:
     """Delta ids of the calls whose every result reports a failure."""
-    kind_of = {row.delta_id: row.kind for row in rows}
-    results: dict[str, list[bool]] = {}
-    for row in rows:
-        if row.kind == "tool_result":
-            for parent in parents.get(row.delta_id, ()):
-                if kind_of.get(parent) == "tool_call":
-                    results.setdefault(parent, []).append(store.result_failed(row.meta or {}))
-    return {call for call, failed in results.items() if failed and all(failed)}
+    calls = {row.delta_id for row in rows if row.kind == "tool_call"}
+    answers = [
+        ([p for p in parents.get(row.delta_id, ()) if p in calls], row.meta or {}) for row in rows if row.kind == "tool_result"
+    ]
+    return store.failed_calls(answers)
 
 
 def _opening_messages(rows: list[Any]) -> list[str]:

@@ -5,7 +5,7 @@ transaction (``SQLStore.writer()``)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, func, insert, select, update
@@ -243,7 +243,7 @@ def episode_traces(conn: Connection, tenant: str, episode_ids: Sequence[str]) ->
                    events.c.kind.in_(("message", "tool_call", "tool_result", "outcome")))  # fmt: skip
             .order_by(events.c.ts, events.c.seq)
         )
-        results: dict[str, list[bool]] = {}
+        answers: list[tuple[Sequence[str], dict[str, Any]]] = []  # each result's (parent ids, meta)
         call_rows: dict[str, list[Any]] = {}
         for row in conn.execute(statement):
             trace = traces[row.episode_id]
@@ -252,15 +252,12 @@ def episode_traces(conn: Connection, tenant: str, episode_ids: Sequence[str]) ->
             elif row.kind == "tool_call":
                 call_rows.setdefault(row.episode_id, []).append(row)  # built below, once its results are known
             elif row.kind == "tool_result":
-                for parent in row.parent_ids or ():
-                    results.setdefault(parent, []).append(result_failed(row.meta or {}))
+                answers.append((row.parent_ids or (), row.meta or {}))
             elif row.kind == "outcome" and isinstance((row.meta or {}).get("success"), bool):
                 trace["succeeded"] = row.meta["success"]
+        failed = failed_calls(answers)
         for episode, rows in call_rows.items():
-            traces[episode]["calls"] = [
-                (row.tool_name or "", row.text or "", row.tool_args, bool(results.get(row.id)) and all(results[row.id]))
-                for row in rows
-            ]
+            traces[episode]["calls"] = [(row.tool_name or "", row.text or "", row.tool_args, row.id in failed) for row in rows]
         statement = select(utility_updates.c.episode_id, utility_updates.c.reward).where(
             utility_updates.c.tenant == tenant, utility_updates.c.episode_id.in_(chunk), utility_updates.c.source == "outcome"
         ).order_by(utility_updates.c.id)
@@ -276,3 +273,14 @@ def result_failed(meta: dict[str, Any]) -> bool:
     """A tool result that reports a failure: ``meta.error`` or a failed ``status``, as the
     adapters record them."""
     return meta.get("error") is True or str(meta.get("status", "")).lower() in FAILED_STATUS
+
+
+def failed_calls(results: Iterable[tuple[Iterable[str], dict[str, Any]]]) -> set[str]:
+    """Of the calls some tool results answer (each result as its parents' ids and its meta),
+    those whose every result reports a failure. A call without a result is not among them."""
+    verdicts: dict[str, list[bool]] = {}
+    for parents, meta in results:
+        failed = result_failed(meta)
+        for parent in parents:
+            verdicts.setdefault(parent, []).append(failed)
+    return {call for call, found in verdicts.items() if all(found)}
