@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, exists, func, insert, or_, select, update
 
 from deltacore.model import Namespace
 from deltacore.storage.sql_store import SQLStore, _chunks
@@ -121,21 +121,24 @@ class TrustStore:
         self, conn: Connection, tenant: str, subject: str, predicate: str, exclude_source: str | None
     ) -> list[str]:
         """Objects trusted memories of other sources state for ``subject predicate``."""
+        # The events are tested per delta (EXISTS), so the only way in is the folded subject
+        # index. As a join, a young store's planner (no statistics yet) scanned every event
+        # instead: ~5 ms per fact written at 6,000 memories, growing with the store.
+        trusted = exists().where(events.c.id == deltas.c.event_id, events.c.namespace == Namespace.TRUSTED.value)
+        if exclude_source is not None:
+            trusted = trusted.where(or_(events.c.source.is_(None), events.c.source != exclude_source))
         statement = (
             select(deltas.c.object)
-            .join(events, events.c.id == deltas.c.event_id)
             .where(
                 deltas.c.tenant == tenant,
                 func.lower(deltas.c.subject) == subject.lower(),
                 deltas.c.predicate == predicate,
                 deltas.c.object.is_not(None),
-                events.c.namespace == Namespace.TRUSTED.value,
+                trusted,
             )
             .limit(20)
         )
-        if exclude_source is not None:
-            statement = statement.where(or_(events.c.source.is_(None), events.c.source != exclude_source))
-        return [row for row in conn.execute(statement).scalars() if row]
+        return [row for row in conn.execute(statement).scalars().all() if row]
 
     def recent_questions(self, conn: Connection, tenant: str, source: str, limit: int = 50, scan: int = 2000) -> list[str]:
         """The latest questions this source stored (what an induced record would echo)."""
