@@ -83,11 +83,15 @@ def _exact_filtered(memory, question: str, condition, limit: int) -> list[tuple[
     return top_by_cosine(ids, vectors, memory.embed([question])[0], limit)
 
 
-@pytest.mark.parametrize("pool_cap", [1600, 40], ids=["post-filtered", "filtered-fallback"])
-def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend, monkeypatch, pool_cap):
-    """The condition (the last ~11% written, by time) is unrelated to the text, so a pool of 40
-    neighbours holds too few of them and the search falls back to Chroma's filtered search."""
-    monkeypatch.setattr(semantic_module, "POST_FILTER_POOL", pool_cap)
+@pytest.mark.parametrize("case", ["post-filtered", "filtered-fallback"])
+def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend, monkeypatch, case):
+    """Post-filtered: "says when", which the question's nearest memories mostly do, so the first
+    pool of neighbours holds enough of them. Filtered fallback: the last 11% written, a condition
+    unrelated to the text, so a pool of 40 holds too few and the search falls back to Chroma's
+    filtered search. (Both keep to where the answer must be exact: deep in a plain pool of
+    near-identical texts, HNSW is approximate.)"""
+    fallback = case == "filtered-fallback"
+    monkeypatch.setattr(semantic_module, "POST_FILTER_POOL", 40 if fallback else 1600)
     filtered_searches = []
     search = semantic_module.semantic_search
 
@@ -103,7 +107,8 @@ def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend,
         {**event, "ts": (start + timedelta(hours=i)).isoformat()} for i, event in enumerate(_timed_history(400, every=9))
     ]
     cutoff = (start + timedelta(hours=356)).timestamp()
-    condition = events.c.ts >= cutoff
+    # has_time is not in the vector index's metadata, so it has no Chroma clause (None).
+    condition, chroma = (events.c.ts >= cutoff, [{"ts": {"$gte": cutoff}}]) if fallback else (events.c.has_time == 1, None)
     with backend.open(hot_capacity=0, embedder=FakeEmbedder()) as memory:
         memory.ingest(history)
         criteria = QueryCriteria(text=question)
@@ -113,12 +118,12 @@ def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend,
                 filters=event_filters(criteria), limit=10, index=memory._current_index(),
                 embed_query=lambda text: memory.embed([text])[0],
             )
-            found = semantic_module.semantic_where(context, 10, [condition], [{"ts": {"$gte": cutoff}}])
-            late = set(memory._sql.event_ids_where(conn, [condition]))
+            found = semantic_module.semantic_where(context, 10, [condition], chroma)
+            passing = set(memory._sql.event_ids_where(conn, [condition]))
         expected = _exact_filtered(memory, question, condition, 10)
-    assert len(late) == 44 and len(found) == 10
-    assert {item for item, _ in found} <= late
-    assert bool(filtered_searches) == (pool_cap == 40)
+    assert len(passing) == (44 if fallback else 45) and len(found) == 10
+    assert {item for item, _ in found} <= passing
+    assert bool(filtered_searches) == fallback
     # Many memories tie (they differ only in numbers), so compare similarities, not ids: the ten
     # found are as close as the exact ten (up to float32 rounding in Chroma).
     assert [round(score, 4) for _, score in found] == [round(score, 4) for _, score in expected]

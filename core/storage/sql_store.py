@@ -8,7 +8,6 @@ not at all, and a crash after the commit loses nothing because the outbox is rep
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -65,7 +64,6 @@ def _ancestry_statement() -> Any:
 
 _ANCESTRY = _ancestry_statement()
 _VECTORS_BY_SEQ = select(events.c.seq, events.c.id, events.c.embedding).where(in_list(events.c.seq, "seqs", integers=True))
-_SQLITE_VECTORS_BY_SEQ = "SELECT seq, id, embedding FROM dc_events WHERE seq IN (SELECT value FROM json_each(?))"
 _TRUST_SIGNALS = (
     select(events.c.id, events.c.namespace, deltas.c.conflict_flags)
     .join(deltas, deltas.c.event_id == events.c.id, isouter=True)
@@ -497,13 +495,9 @@ class SQLStore:
         """Ids and vectors of the rows ``seqs`` (which have a vector), in the order of ``seqs``."""
         if not seqs:
             return [], np.zeros((0, 0), dtype=np.float32)
-        if self.dialect == "sqlite":
-            # Thousands of 1.5 kB vectors: SQLAlchemy's per-row work cost more than SQLite's
-            # reads (~6 ms for 1,300 rows), so the driver's cursor reads them as plain tuples.
-            cursor = conn.connection.driver_connection.execute(_SQLITE_VECTORS_BY_SEQ, (json.dumps(seqs),))
-            rows = {seq: (event_id, blob) for seq, event_id, blob in cursor.fetchall()}
-        else:
-            rows = {row.seq: (row.id, row.embedding) for row in conn.execute(_VECTORS_BY_SEQ, {"seqs": seqs})}
+        # Fetched whole (``.all()``): row by row, SQLAlchemy's per-row work cost more than
+        # SQLite's reads of thousands of 1.5 kB vectors.
+        rows = {seq: (event_id, blob) for seq, event_id, blob in conn.execute(_VECTORS_BY_SEQ, {"seqs": seqs}).all()}
         return _ordered_vectors(rows, seqs)
 
     def linked_events(
