@@ -473,7 +473,7 @@ class SQLStore:
             .order_by(events.c.ts.desc(), events.c.seq.desc())
             .limit(cap)
         ).scalars().all()
-        return self._vectors_by_seq(conn, list(chosen))
+        return self.embeddings_of(conn, chosen, ())
 
     def embeddings_of(
         self, conn: Connection, seqs: Sequence[int], filters: Sequence[ColumnElement[bool]]
@@ -485,19 +485,8 @@ class SQLStore:
         """
         if not seqs:
             return [], np.zeros((0, 0), dtype=np.float32)
-        statement = select(events.c.seq, events.c.id, events.c.embedding).where(
-            in_list(events.c.seq, "seqs", integers=True), events.c.embedding.is_not(None), *filters
-        )
+        statement = _VECTORS_BY_SEQ.where(events.c.embedding.is_not(None), *filters)
         rows = {seq: (event_id, blob) for seq, event_id, blob in conn.execute(statement, {"seqs": list(seqs)}).all()}
-        return _ordered_vectors(rows, seqs)
-
-    def _vectors_by_seq(self, conn: Connection, seqs: list[int]) -> tuple[list[str], np.ndarray]:
-        """Ids and vectors of the rows ``seqs`` (which have a vector), in the order of ``seqs``."""
-        if not seqs:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        # Fetched whole (``.all()``): row by row, SQLAlchemy's per-row work cost more than
-        # SQLite's reads of thousands of 1.5 kB vectors.
-        rows = {seq: (event_id, blob) for seq, event_id, blob in conn.execute(_VECTORS_BY_SEQ, {"seqs": seqs}).all()}
         return _ordered_vectors(rows, seqs)
 
     def linked_events(
