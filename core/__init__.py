@@ -11,7 +11,7 @@ Importing this package never imports an agent framework; adapters live in
 from deltacore.config import DeltaCoreConfig
 from deltacore.embedding import ChromaEmbedder, Embedder, MiniLMEmbedder
 from deltacore.engine import AsyncDeltaCore, DeltaCore
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.errors import (
     BackendError,
     BackendUnavailableError,

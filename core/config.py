@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from deltacore.errors import ConfigurationError, first_validation_error
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 
 DEFAULT_HALF_LIFE_HOURS = 24 * 30
 

@@ -8,7 +8,7 @@ from deltacore.gateway.consistency import contradiction, identifier_bridge, is_s
 from deltacore.gateway.consolidation_guard import TrustGuard
 from deltacore.gateway.instruction import analyze_instruction
 from deltacore.gateway.normalization import fold
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.temporal import DAY, plausibility
 from deltacore.gateway.tool_signature import signature_matches
 from deltacore.model import Channel, Event, MemoryFlag, TrustAction

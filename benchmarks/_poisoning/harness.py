@@ -63,7 +63,7 @@ def trust_settings(policy: dict[str, Any] | None, enabled: bool) -> dict[str, An
 
     if "trust" not in DeltaCoreConfig.model_fields:  # an engine without the trust gateway
         return {}
-    from deltacore.gateway.policy import TrustPolicy
+    from deltacore.trust_policy import TrustPolicy
 
     return {"trust": TrustPolicy(enabled=enabled, **(policy or {}))}
 

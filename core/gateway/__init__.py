@@ -1,10 +1,10 @@
 """Layer 0, the trust gateway: every write passes it before anything is stored.
 
-Only light modules are re-exported here (``deltacore.config`` imports the policy); the scorer,
+Only light modules are re-exported here; the scorer,
 playbook and honeypots are imported from their modules.
 """
 
 from deltacore.gateway.admission import Admission, Gateway, infer_channel
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 
 __all__ = ["Admission", "Gateway", "TrustPolicy", "infer_channel"]

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.model import MemoryFlag, Namespace
 
 Item = TypeVar("Item")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from deltacore.embedding import embed_texts
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 
 _ALPHABET = "bcdfghjklmnpqrstvwxz"
 _DIGITS = "0123456789"

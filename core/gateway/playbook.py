@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deltacore.delta.propagation import POISON, Propagator
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.scoring import BLACKLISTED, SUSPICIOUS, Verdict
 from deltacore.model import Event, Namespace, TrustAction
 

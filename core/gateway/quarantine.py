@@ -9,7 +9,7 @@ from typing import Any
 
 from deltacore.errors import InvalidQueryError
 from deltacore.gateway.admission import UNVERIFIED_CHANNELS
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.scoring import BLACKLISTED
 from deltacore.model import Channel, Event, Namespace, QuarantineReview, SecurityEvent
 

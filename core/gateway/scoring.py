@@ -31,7 +31,7 @@ from deltacore.gateway.admission import CHANNEL_PRIOR, Admission
 from deltacore.gateway.consistency import contradiction, identifier_bridge, is_single_valued, question_echo
 from deltacore.gateway.instruction import analyze_instruction
 from deltacore.gateway.normalization import fold, readable
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.temporal import plausibility
 from deltacore.gateway.tool_signature import signature_matches
 from deltacore.model import Event, EventKind, Namespace, TrustAction

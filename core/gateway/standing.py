@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.model import Namespace
 from deltacore.storage.tables import events, source_reputation
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 
 DAY = 86400.0
 

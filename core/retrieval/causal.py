@@ -9,6 +9,7 @@ from deltacore.delta import find_cycle
 from deltacore.errors import CircularCausalChain, InvalidQueryError, NotFoundError
 from deltacore.model import CausalChain
 from deltacore.storage import SQLStore
+from deltacore.delta.utility import decayed_utility
 from deltacore.storage.records import delta_from_row
 
 Direction = Literal["ancestors", "descendants", "both"]
@@ -61,5 +62,5 @@ def causal_chain(
             raise CircularCausalChain(f"provenance of {root} loops", cycle=cycle)
         rows = sql.fetch_deltas(conn, list(seen))
     now = time.time()
-    deltas = {delta_id: delta_from_row(row, parents, now, decay_rate_per_hour) for delta_id, row in rows.items()}
+    deltas = {delta_id: delta_from_row(row, parents, decayed_utility(row.utility, row.utility_ts, now, decay_rate_per_hour)) for delta_id, row in rows.items()}
     return CausalChain(root=root, deltas=deltas, edges=list(edges), depth=depth)

@@ -55,7 +55,7 @@ from sqlalchemy import select
 
 from deltacore.gateway.consistency import content_words
 from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about
-from deltacore.gateway.policy import TrustPolicy
+from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.model import Channel, Namespace
 from deltacore.storage.id_lists import in_list

@@ -249,7 +249,7 @@ class Retriever:
         return self._sql.ancestry(conn, delta_ids, PROVENANCE_DEPTH)
 
     def _delta(self, row: Any, parents: Mapping[str, list[str]], now: float) -> Delta:
-        return delta_from_row(row, parents, now, self._decay)
+        return delta_from_row(row, parents, decayed_utility(row.utility, row.utility_ts, now, self._decay))
 
     def _packet(
         self,

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from deltacore.delta.utility import decayed_utility
 from deltacore.model import Delta, Event, EventKind, Namespace
 
 
-def delta_from_row(row: Any, parents: Mapping[str, Sequence[str]], now: float, decay_rate_per_hour: float) -> Delta:
+def delta_from_row(row: Any, parents: Mapping[str, Sequence[str]], utility: float) -> Delta:
+    """``utility`` is the value to show (the caller decays the stored one: storage knows no policy)."""
     return Delta(
         id=row.id,
         event_id=row.event_id,
@@ -23,7 +23,7 @@ def delta_from_row(row: Any, parents: Mapping[str, Sequence[str]], now: float, d
         subject=row.subject,
         predicate=row.predicate,
         object=row.object,
-        utility=decayed_utility(row.utility, row.utility_ts, now, decay_rate_per_hour),
+        utility=utility,
         credit=row.credit,
         parent_ids=tuple(parents.get(row.id, ())),
         conflict_flags=tuple(row.conflict_flags or ()),
