@@ -239,7 +239,7 @@ def embedding_texts(events: list[dict[str, Any]]) -> list[str]:
     """The text each event is embedded from, by DeltaCore's own rule (a tool result's text is
     followed by its tool name), so that every system embeds exactly the same strings. Also
     checks that DeltaCore accepts every event: a rejected event would not be embedded by it."""
-    from deltacore.ingest.pipeline import embedding_text
+    from deltacore.ingest.write_set import embedding_text
     from deltacore.model import Event
 
     texts = []

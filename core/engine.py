@@ -37,12 +37,16 @@ from deltacore.errors import (
     StoreLockedError,
     first_validation_error,
 )
-from deltacore.gateway import Gateway
+from deltacore.gateway.screen import TrustGateway
 from deltacore.gateway.honeypots import Honeypots
 from deltacore.gateway.quarantine import QuarantineDesk
-from deltacore.gateway.scoring import TrustScorer
 from deltacore.governor import TokenCounter
-from deltacore.ingest.pipeline import IngestPipeline, delta_id_for, embedding_text
+from deltacore.delta.ids import delta_id_for
+from deltacore.ingest.after_commit import AfterCommitSteps
+from deltacore.ingest.pipeline import IngestPipeline
+from deltacore.ingest.steps import HoneypotStep, OutboxStep, SchemaDriftStep
+from deltacore.ingest.trust_effects import TrustPlaybookStep
+from deltacore.ingest.write_set import embedding_text
 from deltacore.ingest.tool_specs import read_tool_specs
 from deltacore.model import (
     CausalChain,
@@ -66,6 +70,7 @@ from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
 from deltacore.storage import ChromaIndex, HotTier, OutboxApplier, SQLStore, VectorOwnership
 from deltacore.storage.filters import event_filters
+from deltacore.storage.journal import AfterCommitJournal
 from deltacore.storage.records import event_from_row
 from deltacore.storage.trust_store import TrustStore
 from deltacore.storage.reindex import rebuild_index
@@ -96,15 +101,17 @@ class DeltaCore:
         self._trust = TrustStore(self._sql)
         self._honeypots = Honeypots(self._trust, config.trust, self._embedder)
         self._quarantine = QuarantineDesk(self._trust, config.trust)
+        self._learner = Learner(self._sql, config.decay_rate_per_hour)
+        self._drift = DriftMonitor(self._sql, config.decay_rate_per_hour)
+        self._propagator = Propagator(self._sql)
         self._pipeline = IngestPipeline(
             self._sql,
-            Gateway(),
+            TrustGateway(config.trust, self._trust),
             extractor or RuleBasedExtractor(),
             self._embedder,
             self._tokens,
             config.max_text_chars,
-            scorer=TrustScorer(config.trust, self._trust),
-            trust_store=self._trust,
+            self._after_commit_steps(),
         )
         self._retriever = Retriever(
             self._sql,
@@ -122,12 +129,20 @@ class DeltaCore:
             honeypots=self._honeypots,
             on_alert=self._honeypot_alert,
         )
-        self._learner = Learner(self._sql, config.decay_rate_per_hour)
-        self._drift = DriftMonitor(self._sql, config.decay_rate_per_hour)
-        self._propagator = Propagator(self._sql)
         self._decisions = DecisionRecall(self._sql, self._embedder.embed_one, config.decay_rate_per_hour)
-        # Crash recovery: vector writes committed to the outbox but never applied are replayed now.
+        # Crash recovery: what a write committed to do and never did is replayed now (vector
+        # writes in the outbox, journaled after-commit steps).
         self.apply_outbox()
+        self._pipeline.after_commit.replay()
+
+    def _after_commit_steps(self) -> AfterCommitSteps:
+        """What follows every committed write, in order (later layers register theirs)."""
+        steps = AfterCommitSteps(self._sql, AfterCommitJournal())
+        steps.register(TrustPlaybookStep(self.config.trust, self._trust, self._propagator))
+        steps.register(OutboxStep(self.apply_outbox))
+        steps.register(SchemaDriftStep(self._drift))
+        steps.register(HoneypotStep(self._honeypots))
+        return steps
 
     # ---- opening and closing --------------------------------------------------------------------
 
@@ -224,16 +239,7 @@ class DeltaCore:
         if isinstance(events, (Event, dict)):
             events = [events]
         events = list(events)
-        result = self._pipeline.run(events, Channel(channel) if channel else None)
-        if result.stored:
-            self.apply_outbox()
-            if any(_carries_schema(event) for event in events):
-                # A call under a changed tool schema (E04): demote, migrate, queue for review.
-                drifts = self._drift.after_ingest(result.stored)
-                if drifts:
-                    result = result.model_copy(update={"schema_drifts": drifts})
-            self._honeypots.ensure({_tenant_of(event) for event in events})
-        return result
+        return self._pipeline.run(events, Channel(channel) if channel else None)
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id (the id of the stored copy for a duplicate)."""
@@ -545,17 +551,6 @@ class DeltaCore:
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
         """Logged system events (``CAUSAL_LOOP`` …), oldest first."""
         return self._sql.system_events(kind, tenant)
-
-
-def _carries_schema(event: Event | dict[str, Any]) -> bool:
-    if isinstance(event, Event):
-        return event.tool_schema is not None or event.tool_schema_hash is not None
-    return isinstance(event, dict) and (event.get("tool_schema") is not None or event.get("tool_schema_hash") is not None)
-
-
-def _tenant_of(event: Any) -> str:
-    value = event.get("tenant") if isinstance(event, dict) else getattr(event, "tenant", None)
-    return value if isinstance(value, str) and value else "default"
 
 
 def _build_criteria(fields: dict[str, Any]) -> QueryCriteria:

@@ -45,7 +45,7 @@ from deltacore.adapters.autogen import (  # noqa: E402
     record_run,
     record_run_stream,
 )
-from deltacore.ingest.pipeline import delta_id_for  # noqa: E402
+from deltacore.delta.ids import delta_id_for  # noqa: E402
 from deltacore.testing import FakeEmbedder  # noqa: E402
 
 MODEL_INFO = ModelInfo(

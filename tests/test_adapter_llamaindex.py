@@ -31,7 +31,7 @@ from deltacore.adapters.llamaindex import (  # noqa: E402
     LlamaIndexEmbedder,
     instrument,
 )
-from deltacore.ingest.pipeline import delta_id_for  # noqa: E402
+from deltacore.delta.ids import delta_id_for  # noqa: E402
 from deltacore.testing import FakeEmbedder  # noqa: E402
 
 # LlamaIndex's workflow step discovery trips pydantic deprecation warnings on every agent run.

@@ -83,7 +83,7 @@ class TrustScorer:
 
     def __init__(self, policy: TrustPolicy, store: Any) -> None:
         self.policy = policy
-        self._store = store  # deltacore.storage.trust_store.TrustStore
+        self._store = store  # satisfies deltacore.gateway.screen.TrustReads
 
     def evaluate(self, conn: Any, items: Sequence[tuple[Event, Admission]], now: float | None = None) -> list[Verdict]:
         policy = self.policy

@@ -175,6 +175,13 @@ def _drop_mention_lookup_index(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("DROP INDEX IF EXISTS ix_dc_mentions_lookup")
 
 
+
+def _after_commit_journal(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import after_commit_journal
+
+    after_commit_journal.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -189,6 +196,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _about_tokens,
     _mention_role_index,
     _drop_mention_lookup_index,
+    _after_commit_journal,
 ]
 
 

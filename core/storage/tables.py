@@ -301,3 +301,14 @@ honeypots = Table(
     comment="canary memories: never returned; a query that reaches one is an alert",
 )
 Index("ix_dc_honeypots_tenant", honeypots.c.tenant)
+
+after_commit_journal = Table(
+    "dc_after_commit",
+    metadata,
+    Column("id", _SEQ, primary_key=True, autoincrement=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("step", String(64), nullable=False, comment="the after-commit step that owns the payload"),
+    Column("payload", JSON, nullable=False),
+    Column("created_at", Float, nullable=False),
+    comment="work a write committed to do after its transaction; replayed on open after a crash",
+)

@@ -1,0 +1,127 @@
+"""The after-commit seam: work that follows a committed write, in one ordered list.
+
+Two kinds of step:
+
+- a **durable** step (:class:`DurableStep`) states its work inside the write transaction
+  (a journal row, ``deltacore.storage.journal``) and applies it after the commit in a
+  transaction of its own that also removes the row: it runs exactly once, and a crash in
+  between leaves it for the next open to replay;
+- a **best-effort** step (:class:`AfterCommitStep`) is idempotent and cheap to redo (apply the
+  vector outbox, check tool schemas, plant honeypots): it runs after the commit and a crash only
+  delays it to the next write or query.
+
+Steps run in registration order. Later layers join the write here (belief updates,
+consolidation triggers, the erasure journal) without touching the pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, runtime_checkable
+
+from deltacore.ingest.stages import CommittedBatch, StepOutcome
+
+log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class AfterCommitStep(Protocol):
+    name: str
+
+    def run(self, batch: CommittedBatch) -> StepOutcome | None:
+        """Runs after the commit when the batch stored at least one event."""
+        ...
+
+
+@runtime_checkable
+class DurableStep(Protocol):
+    name: str
+
+    def payload(self, batch: CommittedBatch) -> dict[str, Any] | None:
+        """The work to journal (JSON), computed inside the write transaction; None = nothing."""
+        ...
+
+    def apply(self, conn: Any, payload: dict[str, Any]) -> StepOutcome | None:
+        """Do the journaled work inside ``conn``'s write transaction."""
+        ...
+
+
+class Journal(Protocol):
+    """Storage's after-commit journal (``deltacore.storage.journal.AfterCommitJournal``)."""
+
+    def add(self, conn: Any, tenant: str, step: str, payload: dict[str, Any]) -> int: ...
+
+    def pending(self, conn: Any, steps: Sequence[str] | None = None, limit: int = 1000) -> list[Any]: ...
+
+    def claim(self, conn: Any, entry_id: int) -> bool: ...
+
+
+class Transactions(Protocol):
+    def reader(self) -> AbstractContextManager[Any]: ...
+
+    def writer(self) -> AbstractContextManager[Any]: ...
+
+
+class AfterCommitSteps:
+    """The ordered steps of the seam, and how each kind is run."""
+
+    def __init__(self, db: Transactions, journal: Journal) -> None:
+        self._db = db
+        self._journal = journal
+        self._steps: list[AfterCommitStep | DurableStep] = []
+
+    def register(self, step: AfterCommitStep | DurableStep) -> None:
+        if any(existing.name == step.name for existing in self._steps):
+            raise ValueError(f"an after-commit step named {step.name!r} is already registered")
+        self._steps.append(step)
+
+    @property
+    def names(self) -> list[str]:
+        return [step.name for step in self._steps]
+
+    def journal(self, conn: Any, batch: CommittedBatch) -> dict[str, tuple[int, dict[str, Any]]]:
+        """Inside the write transaction: journal each durable step's work
+        (step name → (journal entry id, payload))."""
+        entries = {}
+        tenant = next(iter(sorted(batch.tenants)), "default")
+        for step in self._durable():
+            payload = step.payload(batch)
+            if payload is not None:
+                entries[step.name] = (self._journal.add(conn, tenant, step.name, payload), payload)
+        return entries
+
+    def run(self, batch: CommittedBatch, journaled: dict[str, tuple[int, dict[str, Any]]]) -> list[StepOutcome]:
+        """After the commit: every step, in order."""
+        outcomes = []
+        for step in self._steps:
+            if isinstance(step, DurableStep) and not isinstance(step, AfterCommitStep):
+                if step.name in journaled:
+                    outcomes.append(self._apply(step, *journaled[step.name]))
+            elif batch.stored:
+                outcomes.append(step.run(batch))
+        return [o for o in outcomes if o is not None]
+
+    def replay(self) -> int:
+        """Apply what a crashed process journaled and never applied; returns how many ran."""
+        durable = {step.name: step for step in self._durable()}
+        with self._db.reader() as conn:
+            pending = self._journal.pending(conn, list(durable))
+        for entry in pending:
+            log.info("replaying after-commit step %s (journal entry %s)", entry.step, entry.id)
+            self._apply(durable[entry.step], entry.id, entry.payload)
+        return len(pending)
+
+    def _apply(self, step: DurableStep, entry_id: int, payload: dict[str, Any]) -> StepOutcome | None:
+        with self._db.writer() as conn:
+            # Claimed in the same transaction as the work: another process replaying the journal
+            # at the same time finds the row gone and skips it.
+            if not self._journal.claim(conn, entry_id):
+                return None
+            return step.apply(conn, payload)
+
+    def _durable(self) -> Iterator[DurableStep]:
+        for step in self._steps:
+            if isinstance(step, DurableStep) and not isinstance(step, AfterCommitStep):
+                yield step

@@ -1,0 +1,51 @@
+"""Stage one of the write: validate, normalise, drop in-batch repeats, admit.
+
+A bad event becomes a :class:`~deltacore.model.Rejection` (index, field, reason) and the rest of
+the batch goes on; a repeat of an earlier event of the same batch (same id, or same content in
+the same tenant) is resolved to its first occurrence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from deltacore.errors import InvalidEventError
+from deltacore.gateway import Admission
+from deltacore.ingest.normalize import content_hash, normalize_event
+from deltacore.ingest.stages import Admitted, ValidatedBatch
+from deltacore.ingest.validation import coerce_event
+from deltacore.model import Channel, Event, Rejection
+
+
+def validate_batch(
+    raw_events: Sequence[Any],
+    channel: Channel | None,
+    admit: Callable[[Event, Channel | None], Admission],
+    max_text_chars: int,
+) -> ValidatedBatch:
+    items: list[Admitted] = []
+    rejected: list[Rejection] = []
+    copies: list[tuple[int, int]] = []
+    first_with_id: dict[str, int] = {}
+    first_with_hash: dict[tuple[str, str], int] = {}
+    for index, raw in enumerate(raw_events):
+        try:
+            event = normalize_event(coerce_event(raw, index, max_text_chars))
+        except InvalidEventError as exc:
+            rejected.append(Rejection(index=index, field=exc.field, reason=exc.reason, event_id=_raw_id(raw)))
+            continue
+        digest = content_hash(event)
+        first = first_with_id.get(event.id, first_with_hash.get((event.tenant, digest)))
+        if first is not None:
+            copies.append((index, first))
+            continue
+        first_with_id[event.id] = index
+        first_with_hash[(event.tenant, digest)] = index
+        items.append(Admitted(index, event, admit(event, channel), digest))
+    return ValidatedBatch(tuple(items), tuple(rejected), tuple(copies))
+
+
+def _raw_id(raw: Any) -> str | None:
+    value = raw.get("id") if isinstance(raw, dict) else getattr(raw, "id", None)
+    return value if isinstance(value, str) else None
