@@ -53,13 +53,15 @@ def test_a_registered_step_sees_only_what_committed(memory: DeltaCore):
 
 def test_a_durable_step_lost_in_a_crash_is_replayed_once_on_open(backend):
     memory = backend.open()
-    memory._pipeline.after_commit.register(FlakyDurable(fail=True))
-    with pytest.raises(RuntimeError):
-        memory.ingest([{"id": "a", "text": "the api runs on port 8080"}])
+    flaky = FlakyDurable(fail=True)
+    memory._pipeline.after_commit.register(flaky)
+    result = memory.ingest([{"id": "a", "text": "the api runs on port 8080"}])
+    # The write committed before the step died: it is reported stored, with the failure.
+    assert result.stored == ["a"]
+    assert any("after-commit step flaky failed" in w for w in result.warnings)
     memory.close()
 
     reopened = backend.open()
-    # The write itself committed before the step died: it is there.
     assert reopened.get("a").text == "the api runs on port 8080"
     step = FlakyDurable(fail=False)
     reopened._pipeline.after_commit.register(step)
@@ -67,6 +69,29 @@ def test_a_durable_step_lost_in_a_crash_is_replayed_once_on_open(backend):
     assert step.applied == [{"ids": ["a"]}]
     assert reopened._pipeline.after_commit.replay() == 0  # exactly once
     reopened.close()
+
+
+def test_a_failed_durable_step_is_retried_by_the_next_write(memory: DeltaCore):
+    flaky = FlakyDurable(fail=True)
+    memory._pipeline.after_commit.register(flaky)
+    memory.ingest([{"id": "a", "text": "first"}])
+    flaky.fail = False
+    memory.ingest([{"id": "b", "text": "second"}])
+    assert flaky.applied == [{"ids": ["a"]}, {"ids": ["b"]}]
+
+
+def test_a_failed_best_effort_step_does_not_hide_the_write(memory: DeltaCore):
+    class Broken:
+        name = "broken"
+
+        def run(self, batch):
+            raise OSError("disk full")
+
+    memory._pipeline.after_commit.register(Broken())
+    result = memory.ingest([{"text": "kept"}])
+    assert len(result.stored) == 1
+    assert any("broken failed (OSError: disk full)" in w for w in result.warnings)
+    assert [e.text for e in memory.events()] == ["kept"]
 
 
 def test_the_trust_playbook_runs_from_its_journal(memory: DeltaCore):

@@ -71,6 +71,7 @@ class AfterCommitSteps:
         self._db = db
         self._journal = journal
         self._steps: list[AfterCommitStep | DurableStep] = []
+        self._failed_durable = False
 
     def register(self, step: AfterCommitStep | DurableStep) -> None:
         if any(existing.name == step.name for existing in self._steps):
@@ -93,24 +94,38 @@ class AfterCommitSteps:
         return entries
 
     def run(self, batch: CommittedBatch, journaled: dict[str, tuple[int, dict[str, Any]]]) -> list[StepOutcome]:
-        """After the commit: every step, in order."""
+        """After the commit: every step, in order. A step that fails does not undo or hide the
+        committed write: its failure is reported as a warning; a durable step's journal entry
+        stays and is retried by :meth:`replay` (on the next write of this process, and on open)."""
+        if self._failed_durable:
+            self.replay()
         outcomes = []
         for step in self._steps:
-            if isinstance(step, DurableStep) and not isinstance(step, AfterCommitStep):
-                if step.name in journaled:
-                    outcomes.append(self._apply(step, *journaled[step.name]))
-            elif batch.stored:
-                outcomes.append(step.run(batch))
-        return [o for o in outcomes if o is not None]
+            durable = isinstance(step, DurableStep) and not isinstance(step, AfterCommitStep)
+            if durable and step.name not in journaled:
+                continue
+            if not durable and not batch.stored:
+                continue
+            try:
+                outcome = self._apply(step, *journaled[step.name]) if durable else step.run(batch)  # type: ignore[union-attr]
+            except Exception as exc:  # noqa: BLE001 - reported; the write is committed either way
+                log.error("after-commit step %s failed", step.name, exc_info=True)
+                self._failed_durable = self._failed_durable or durable
+                retry = "it is journaled and will be retried" if durable else "it is retried by the next write or query"
+                outcome = StepOutcome(warnings=(f"after-commit step {step.name} failed ({type(exc).__name__}: {exc}); the write is stored, {retry}",))
+            if outcome is not None:
+                outcomes.append(outcome)
+        return outcomes
 
     def replay(self) -> int:
-        """Apply what a crashed process journaled and never applied; returns how many ran."""
+        """Apply what was journaled and never applied (a crash, a failed step); returns how many ran."""
         durable = {step.name: step for step in self._durable()}
         with self._db.reader() as conn:
             pending = self._journal.pending(conn, list(durable))
         for entry in pending:
             log.info("replaying after-commit step %s (journal entry %s)", entry.step, entry.id)
             self._apply(durable[entry.step], entry.id, entry.payload)
+        self._failed_durable = False
         return len(pending)
 
     def _apply(self, step: DurableStep, entry_id: int, payload: dict[str, Any]) -> StepOutcome | None:
