@@ -522,6 +522,8 @@ class DeltaCore:
         return rebuild_index(self._sql, index, tenants, batch_size)
 
     def stats(self, tenant: str | None = None) -> StoreStats:
+        """Counts and health of the store (all tenants, or one): events, deltas, links, pending
+        vector writes, vectors, backends and embedder."""
         counts = self._sql.counts(tenant)
         index = self._current_index()
         vectors = None
