@@ -4,9 +4,15 @@ Every method has the parameters of its sync twin (``tests/test_async_twins.py`` 
 runs the sync call in a worker thread (``asyncio.to_thread``), so the event loop never waits on
 SQLite, PostgreSQL, Chroma or the embedding model.
 
->>> # async with await AsyncDeltaCore.open(path, embedder=...) as memory:
->>> #     await memory.ingest([{"text": "the api service runs on port 8080", "kind": "fact"}])
->>> #     packets = await memory.query("which port does the api use?", top_k=1)
+>>> import asyncio, tempfile
+>>> from deltacore import AsyncDeltaCore
+>>> from deltacore.testing import FakeEmbedder
+>>> async def main():
+...     async with await AsyncDeltaCore.open(tempfile.mkdtemp(), embedder=FakeEmbedder()) as memory:
+...         _ = await memory.ingest([{"text": "the api service runs on port 8080", "kind": "fact"}])
+...         return (await memory.query("which port does the api use?", top_k=1))[0].text
+>>> asyncio.run(main())
+'the api service runs on port 8080'
 """
 
 from __future__ import annotations
