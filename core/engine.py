@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 import threading
 import time
@@ -530,6 +528,8 @@ class DeltaCore:
         return rebuild_index(self._sql, index, tenants, batch_size)
 
     def stats(self, tenant: str | None = None) -> StoreStats:
+        """Counts and health of the store (all tenants, or one): events, deltas, links, pending
+        vector writes, vectors, backends and embedder."""
         counts = self._sql.counts(tenant)
         index = self._current_index()
         vectors = None
@@ -561,106 +561,3 @@ def _build_criteria(fields: dict[str, Any]) -> QueryCriteria:
     except ValidationError as exc:
         raise InvalidQueryError(*first_validation_error(exc, "criteria")) from exc
 
-
-class AsyncDeltaCore:
-    """The async twin of :class:`DeltaCore`: same methods, awaited; blocking work runs in a
-    worker thread so the event loop is never blocked.
-
-    >>> # memory = await AsyncDeltaCore.open(path, embedder=...)
-    >>> # packets = await memory.query("what broke?")
-    """
-
-    def __init__(self, sync: DeltaCore) -> None:
-        self.sync = sync
-        """The underlying synchronous store."""
-
-    @classmethod
-    async def open(cls, location: str | Path | None = None, **settings: Any) -> AsyncDeltaCore:
-        return cls(await asyncio.to_thread(functools.partial(DeltaCore.open, location, **settings)))
-
-    async def _run(self, method: str, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(functools.partial(getattr(self.sync, method), *args, **kwargs))
-
-    async def ingest(self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None) -> IngestResult:
-        return await self._run("ingest", events, channel=channel)
-
-    async def add(self, text: str | Event | dict[str, Any], **fields: Any) -> str:
-        return await self._run("add", text, **fields)
-
-    async def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
-        return await self._run("query", criteria, **fields)
-
-    async def record_retrieval(self, event_ids: Sequence[str], **fields: Any) -> int:
-        return await self._run("record_retrieval", event_ids, **fields)
-
-    async def retrievals(self, episode_id: str | None = None, **fields: Any) -> list[dict[str, Any]]:
-        return await self._run("retrievals", episode_id, **fields)
-
-    async def tool_schemas(self, tool_name: str | None = None, **fields: Any) -> list[dict[str, Any]]:
-        return await self._run("tool_schemas", tool_name, **fields)
-
-    async def events(self, criteria: QueryCriteria | None = None, /, **fields: Any) -> list[Event]:
-        return await self._run("events", criteria, **fields)
-
-    async def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return await self._run("embed", texts)
-
-    async def get(self, event_id: str) -> Event:
-        return await self._run("get", event_id)
-
-    async def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
-        return await self._run("query_causal", node_id, depth, direction)
-
-    async def observe_tools(self, tools: Mapping[str, Any] | Sequence[Any], **fields: Any) -> DriftReport:
-        return await self._run("observe_tools", tools, **fields)
-
-    async def recall_decisions(self, context: str, **fields: Any) -> list[Decision]:
-        return await self._run("recall_decisions", context, **fields)
-
-    async def propagate(self, node_id: str, exception: str, **fields: Any) -> PropagationReport:
-        return await self._run("propagate", node_id, exception, **fields)
-
-    async def record_outcome(self, episode_id: str, reward: float, **fields: Any) -> OutcomeReport:
-        return await self._run("record_outcome", episode_id, reward, **fields)
-
-    async def feedback(self, event_id: str, reward: float, **fields: Any) -> OutcomeReport:
-        return await self._run("feedback", event_id, reward, **fields)
-
-    async def review_queue(self, **fields: Any) -> list[ReviewItem]:
-        return await self._run("review_queue", **fields)
-
-    async def resolve_review(self, item_id: int, resolution: str, **fields: Any) -> ReviewItem:
-        return await self._run("resolve_review", item_id, resolution, **fields)
-
-    async def quarantined(self, **fields: Any) -> list[Event]:
-        return await self._run("quarantined", **fields)
-
-    async def quarantine_review(self, event_ids: Sequence[str], verdict: str, **fields: Any) -> QuarantineReview:
-        return await self._run("quarantine_review", event_ids, verdict, **fields)
-
-    async def security_events(self, since: Any = None, **fields: Any) -> list[SecurityEvent]:
-        return await self._run("security_events", since, **fields)
-
-    async def trust_score(self, source: str, **fields: Any) -> float:
-        return await self._run("trust_score", source, **fields)
-
-    async def delete(self, event_ids: Sequence[str] | None = None, **selectors: Any) -> DeleteResult:
-        return await self._run("delete", event_ids, **selectors)
-
-    async def reindex(self, tenant: str | None = None, *, reembed: bool = False) -> int:
-        return await self._run("reindex", tenant, reembed=reembed)
-
-    async def stats(self, tenant: str | None = None) -> StoreStats:
-        return await self._run("stats", tenant)
-
-    async def apply_outbox(self) -> int:
-        return await self._run("apply_outbox")
-
-    async def close(self) -> None:
-        await self._run("close")
-
-    async def __aenter__(self) -> AsyncDeltaCore:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()

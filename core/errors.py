@@ -12,26 +12,56 @@
     ├── BackendError                         the database or vector index failed
     │   └── BackendUnavailableError          cannot reach PostgreSQL / a Chroma server
     ├── StoreLockedError                     another process owns an embedded store's vector index
-    └── MemoryException                      the seed's nine failure classes, each with ``code``
-        ├── PoisonDetected            E01
-        ├── CircularCausalChain       E02
-        ├── TemporalContradiction     E03
-        ├── SchemaDrift               E04
-        ├── BeliefStale               E05
-        ├── MemoryAlias               E06
-        ├── DistributionShift         E07
-        ├── CompressionLimit          E08
-        └── ConsolidationTimeout      E09
+    └── MemoryException                      the nine memory failure classes, each with ``code``
+        ├── PoisonDetected            E01    reported: quarantined and logged, never raised at the writer
+        ├── CircularCausalChain       E02    raised by provenance walks on a loop
+        ├── TemporalContradiction     E03    reserved: raised when the belief layer lands
+        ├── SchemaDrift               E04    reported: logged and returned; ToolDrift.error() builds it
+        ├── BeliefStale               E05    reserved: raised when the belief layer lands
+        ├── MemoryAlias               E06    reserved: raised when the belief layer lands
+        ├── DistributionShift         E07    reserved: raised when the belief layer lands
+        ├── CompressionLimit          E08    reserved: raised when consolidation lands
+        └── ConsolidationTimeout      E09    reserved: raised when consolidation lands
 
 Caller mistakes also subclass ``ValueError`` (or ``KeyError``/``ImportError``) so that code
 written against the standard library's conventions keeps working. Backend exceptions are
 translated at the storage boundary (``deltacore.storage.errors.translate_backend_errors``) and
 re-raised with ``from exc`` so the original is never lost.
+
+A memory failure is *raised* when the caller's call cannot go on, *reported* (in the result and
+the security or system log) when the store handles it itself, and *reserved* while the layer
+that detects it does not exist yet: the class and its code are fixed so that code written
+against them keeps working when that layer lands.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+__all__ = [
+    "BackendError",
+    "BackendUnavailableError",
+    "BeliefStale",
+    "CircularCausalChain",
+    "CompressionLimit",
+    "ConfigurationError",
+    "ConsolidationTimeout",
+    "DeltaCoreError",
+    "DistributionShift",
+    "EmbedderMismatchError",
+    "InvalidEventError",
+    "InvalidQueryError",
+    "MEMORY_EXCEPTIONS",
+    "MemoryAlias",
+    "MemoryException",
+    "MissingExtraError",
+    "NotFoundError",
+    "PoisonDetected",
+    "SchemaDrift",
+    "StoreLockedError",
+    "TemporalContradiction",
+    "first_validation_error",
+]
 
 
 class DeltaCoreError(Exception):
@@ -126,7 +156,7 @@ class StoreLockedError(DeltaCoreError):
 
 
 class MemoryException(DeltaCoreError):
-    """Base of the seed's nine memory failure classes (E01–E09)."""
+    """Base of the nine memory failure classes, E01–E09 (``code``, ``name`` and ``details``)."""
 
     code: str = ""
     name: str = ""
@@ -137,13 +167,23 @@ class MemoryException(DeltaCoreError):
 
 
 class PoisonDetected(MemoryException):
-    """E01: a write's trust score is below the quarantine threshold."""
+    """E01: a write's trust score is below the quarantine threshold.
+
+    Reported, never raised at the writer: telling a writer its content was caught helps an
+    attacker tune the next attempt. The write is blocked or quarantined and logged as a
+    ``POISON_DETECTED`` security event; operators read ``IngestResult.decisions`` and
+    :meth:`DeltaCore.security_events`.
+    """
 
     code, name = "E01", "POISON_DETECTED"
 
 
 class CircularCausalChain(MemoryException):
     """E02: a provenance traversal found a loop.
+
+    Raised when a provenance walk (:meth:`DeltaCore.query_causal`, ``walk_provenance``) meets a
+    loop in stored provenance. A loop a write would form is broken at its weakest edge instead,
+    logged as ``CAUSAL_LOOP`` and reported in ``IngestResult.causal_loops``.
 
     ``cycle`` holds the delta ids on the loop, in traversal order.
     """
@@ -156,43 +196,73 @@ class CircularCausalChain(MemoryException):
 
 
 class TemporalContradiction(MemoryException):
-    """E03: same subject and predicate, a different object."""
+    """E03: a new fact has the subject and predicate of a stored one, with a different object.
+
+    Reserved: raised when the belief layer lands (it keeps both facts with belief weights and
+    flags them contradicted). Until then the trust gateway only scores such a write as a
+    contradiction, and ``DeltaCore.propagate(node, "contradiction")`` marks what derived from it.
+    """
 
     code, name = "E03", "TEMPORAL_CONTRADICTION"
 
 
 class SchemaDrift(MemoryException):
-    """E04: a tool's schema hash differs from the one stored on earlier deltas."""
+    """E04: a tool's schema hash differs from the one stored on earlier deltas.
+
+    Reported, not raised: the drift is logged as ``SCHEMA_DRIFT``, the affected deltas are
+    demoted and migrated or queued for review, and the drift comes back in
+    ``IngestResult.schema_drifts`` or the ``DriftReport`` of ``observe_tools``.
+    ``ToolDrift.error()`` builds this exception for callers that want to raise it.
+    """
 
     code, name = "E04", "SCHEMA_DRIFT"
 
 
 class BeliefStale(MemoryException):
-    """E05: a belief's confidence decayed below 0.5; re-observe before acting."""
+    """E05: a belief's confidence decayed below 0.5; re-observe before acting.
+
+    Reserved: raised when the belief layer lands (beliefs whose confidence decays when they are
+    not re-observed).
+    """
 
     code, name = "E05", "BELIEF_STALE"
 
 
 class MemoryAlias(MemoryException):
-    """E06: high semantic similarity with a divergent context."""
+    """E06: two memories are semantically close but come from diverging contexts.
+
+    Reserved: raised when the belief layer lands (it requires a disambiguation tag before such
+    memories are used together).
+    """
 
     code, name = "E06", "MEMORY_ALIAS"
 
 
 class DistributionShift(MemoryException):
-    """E07: the context distribution moved (KL divergence spike)."""
+    """E07: the context distribution moved (a spike in KL divergence of the context features).
+
+    Reserved: raised when the belief layer lands (its shift monitor promotes recent schemas and
+    demotes old ones).
+    """
 
     code, name = "E07", "DISTRIBUTION_SHIFT"
 
 
 class CompressionLimit(MemoryException):
-    """E08: an item is at the maximum compression depth and must not be re-summarised."""
+    """E08: an item is at the maximum compression depth and must not be re-summarised.
+
+    Reserved: raised when consolidation lands (summaries of summaries drift from what happened;
+    an item at the limit is archived instead).
+    """
 
     code, name = "E08", "COMPRESSION_LIMIT"
 
 
 class ConsolidationTimeout(MemoryException):
-    """E09: a consolidation phase exceeded its time budget."""
+    """E09: a consolidation phase (NREM or REM) exceeded its time budget.
+
+    Reserved: raised when consolidation lands (it checkpoints and resumes in the next cycle).
+    """
 
     code, name = "E09", "CONSOLIDATION_TIMEOUT"
 
@@ -211,4 +281,4 @@ MEMORY_EXCEPTIONS: dict[str, type[MemoryException]] = {
         ConsolidationTimeout,
     )
 }
-"""The seed's exception classes by code (``"E01"`` … ``"E09"``)."""
+"""The memory failure classes by code (``"E01"`` … ``"E09"``)."""

@@ -330,14 +330,14 @@ def test_wrong_embedder_is_explained_and_reembed_switches_the_store(cli, store: 
 
 
 def test_missing_local_extra_is_a_caller_error(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import deltacore.cli
+    import deltacore.cli.store
     from deltacore.errors import MissingExtraError
 
     class NoSentenceTransformers(_MiniLMNamedFake):
         def __call__(self, input: list[str]):
             raise MissingExtraError("The local MiniLM embedder", "local", "sentence-transformers")
 
-    monkeypatch.setattr(deltacore.cli, "MiniLMEmbedder", NoSentenceTransformers)
+    monkeypatch.setattr(deltacore.cli.store, "MiniLMEmbedder", NoSentenceTransformers)
     source = jsonl(tmp_path / "events.jsonl", GOOD_FACT)
 
     code, _, err = cli("ingest", str(source), embedder="minilm")

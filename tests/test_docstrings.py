@@ -8,6 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "deltacore.async_engine",
     "deltacore.config",
     "deltacore.delta.provenance",
     "deltacore.engine",

@@ -77,7 +77,7 @@ def test_public_api_is_pinned():
 def test_async_twin_mirrors_the_sync_api():
     from deltacore import AsyncDeltaCore, DeltaCore
 
-    sync = {n for n in dir(DeltaCore) if not n.startswith("_")} - {"owns_vector_index", "system_events"}
+    sync = {n for n in dir(DeltaCore) if not n.startswith("_")} - {"owns_vector_index"}  # a property; the twin has .sync
     twin = {n for n in dir(AsyncDeltaCore) if not n.startswith("_")} - {"sync"}
     assert sync == twin
 

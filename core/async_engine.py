@@ -1,0 +1,268 @@
+"""``AsyncDeltaCore``: the async twin of :class:`~deltacore.engine.DeltaCore`.
+
+Every method has the parameters of its sync twin (``tests/test_async_twins.py`` checks it) and
+runs the sync call in a worker thread (``asyncio.to_thread``), so the event loop never waits on
+SQLite, PostgreSQL, Chroma or the embedding model.
+
+>>> import asyncio, tempfile
+>>> from deltacore import AsyncDeltaCore
+>>> from deltacore.testing import FakeEmbedder
+>>> async def main():
+...     async with await AsyncDeltaCore.open(tempfile.mkdtemp(), embedder=FakeEmbedder()) as memory:
+...         _ = await memory.ingest([{"text": "the api service runs on port 8080", "kind": "fact"}])
+...         return (await memory.query("which port does the api use?", top_k=1))[0].text
+>>> asyncio.run(main())
+'the api service runs on port 8080'
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from deltacore.config import DeltaCoreConfig
+from deltacore.delta import DeltaExtractor
+from deltacore.engine import DeltaCore
+from deltacore.model import (
+    CausalChain,
+    Channel,
+    Decision,
+    DeleteResult,
+    DriftReport,
+    Event,
+    IngestResult,
+    MemoryPacket,
+    OutcomeReport,
+    PropagationReport,
+    QuarantineReview,
+    QueryCriteria,
+    ReviewItem,
+    SecurityEvent,
+    StoreStats,
+)
+
+
+class AsyncDeltaCore:
+    """A :class:`DeltaCore` for asyncio code: the same methods, awaited.
+
+    Open it with :meth:`open` and close it (or use ``async with``). Each call runs in a worker
+    thread, so calls awaited together run concurrently, as calls from several threads would.
+    """
+
+    def __init__(self, sync: DeltaCore) -> None:
+        self.sync = sync
+        """The underlying synchronous store (for what has no async twin, such as
+        ``owns_vector_index``)."""
+
+    # ---- opening and closing --------------------------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls,
+        location: str | Path | None = None,
+        *,
+        config: DeltaCoreConfig | None = None,
+        extractor: DeltaExtractor | None = None,
+        allow_embedder_change: bool = False,
+        **settings: Any,
+    ) -> AsyncDeltaCore:
+        """Open (and set up) a store; see :meth:`DeltaCore.open`."""
+        sync = await asyncio.to_thread(
+            DeltaCore.open,
+            location,
+            config=config,
+            extractor=extractor,
+            allow_embedder_change=allow_embedder_change,
+            **settings,
+        )
+        return cls(sync)
+
+    async def close(self) -> None:
+        """Close the store; see :meth:`DeltaCore.close`."""
+        await asyncio.to_thread(self.sync.close)
+
+    async def __aenter__(self) -> AsyncDeltaCore:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # ---- write path -------------------------------------------------------------------------
+
+    async def ingest(self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None) -> IngestResult:
+        """Store a batch of events; see :meth:`DeltaCore.ingest`."""
+        return await asyncio.to_thread(self.sync.ingest, events, channel=channel)
+
+    async def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
+        """Store one event and return its id; see :meth:`DeltaCore.add`."""
+        return await asyncio.to_thread(self.sync.add, text, channel=channel, **fields)
+
+    async def apply_outbox(self) -> int:
+        """Apply pending vector writes; see :meth:`DeltaCore.apply_outbox`."""
+        return await asyncio.to_thread(self.sync.apply_outbox)
+
+    # ---- read path ----------------------------------------------------------------------------
+
+    async def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
+        """Retrieve memories; see :meth:`DeltaCore.query`."""
+        return await asyncio.to_thread(self.sync.query, criteria, **fields)
+
+    async def events(
+        self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any
+    ) -> list[Event]:
+        """Stored events matching the criteria's filters; see :meth:`DeltaCore.events`."""
+        return await asyncio.to_thread(self.sync.events, criteria, after=after, limit=limit, **fields)
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts`` from this store's embedder; see :meth:`DeltaCore.embed`."""
+        return await asyncio.to_thread(self.sync.embed, texts)
+
+    async def get(self, event_id: str) -> Event:
+        """The stored event ``event_id``; see :meth:`DeltaCore.get`."""
+        return await asyncio.to_thread(self.sync.get, event_id)
+
+    async def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
+        """Walk provenance from a delta or event; see :meth:`DeltaCore.query_causal`."""
+        return await asyncio.to_thread(self.sync.query_causal, node_id, depth, direction)
+
+    async def record_retrieval(
+        self,
+        event_ids: Sequence[str],
+        *,
+        episode_id: str | None = None,
+        query: str | None = None,
+        tenant: str = "default",
+    ) -> int:
+        """Record the memories handed to the agent; see :meth:`DeltaCore.record_retrieval`."""
+        return await asyncio.to_thread(
+            self.sync.record_retrieval, event_ids, episode_id=episode_id, query=query, tenant=tenant
+        )
+
+    async def retrievals(self, episode_id: str | None = None, *, tenant: str = "default") -> list[dict[str, Any]]:
+        """What :meth:`record_retrieval` logged; see :meth:`DeltaCore.retrievals`."""
+        return await asyncio.to_thread(self.sync.retrievals, episode_id, tenant=tenant)
+
+    async def tool_schemas(self, tool_name: str | None = None, *, tenant: str = "default") -> list[dict[str, Any]]:
+        """Every schema each tool was seen with; see :meth:`DeltaCore.tool_schemas`."""
+        return await asyncio.to_thread(self.sync.tool_schemas, tool_name, tenant=tenant)
+
+    async def observe_tools(
+        self, tools: Mapping[str, Any] | Sequence[Any], *, tenant: str = "default", source: str | None = None
+    ) -> DriftReport:
+        """Register the tools an agent is offered; see :meth:`DeltaCore.observe_tools`."""
+        return await asyncio.to_thread(self.sync.observe_tools, tools, tenant=tenant, source=source)
+
+    async def recall_decisions(
+        self,
+        context: str,
+        *,
+        tool: str | None = None,
+        tenant: str = "default",
+        agent_id: str | None = None,
+        top_k: int = 5,
+        include_failed: bool = True,
+        min_confidence: float = 0.0,
+        min_similarity: float = 0.0,
+        exclude_tainted: bool = True,
+    ) -> list[Decision]:
+        """What was done before in situations like ``context``; see :meth:`DeltaCore.recall_decisions`."""
+        return await asyncio.to_thread(
+            self.sync.recall_decisions,
+            context,
+            tool=tool,
+            tenant=tenant,
+            agent_id=agent_id,
+            top_k=top_k,
+            include_failed=include_failed,
+            min_confidence=min_confidence,
+            min_similarity=min_similarity,
+            exclude_tainted=exclude_tainted,
+        )
+
+    async def propagate(self, node_id: str, exception: str, *, reason: str | None = None) -> PropagationReport:
+        """Propagate an exception through provenance; see :meth:`DeltaCore.propagate`."""
+        return await asyncio.to_thread(self.sync.propagate, node_id, exception, reason=reason)
+
+    # ---- learning from outcomes ---------------------------------------------------------------
+
+    async def record_outcome(
+        self,
+        episode_id: str,
+        reward: float,
+        *,
+        tenant: str = "default",
+        necessary: Collection[str] | None = None,
+    ) -> OutcomeReport:
+        """Learn from how an episode ended; see :meth:`DeltaCore.record_outcome`."""
+        return await asyncio.to_thread(self.sync.record_outcome, episode_id, reward, tenant=tenant, necessary=necessary)
+
+    async def feedback(self, event_id: str, reward: float, *, tenant: str | None = None) -> OutcomeReport:
+        """Feedback on one step; see :meth:`DeltaCore.feedback`."""
+        return await asyncio.to_thread(self.sync.feedback, event_id, reward, tenant=tenant)
+
+    async def review_queue(self, *, tenant: str | None = "default", include_resolved: bool = False) -> list[ReviewItem]:
+        """Items waiting for a person; see :meth:`DeltaCore.review_queue`."""
+        return await asyncio.to_thread(self.sync.review_queue, tenant=tenant, include_resolved=include_resolved)
+
+    async def resolve_review(self, item_id: int, resolution: str, *, args: dict[str, Any] | None = None) -> ReviewItem:
+        """Close a review item; see :meth:`DeltaCore.resolve_review`."""
+        return await asyncio.to_thread(self.sync.resolve_review, item_id, resolution, args=args)
+
+    # ---- trust gateway --------------------------------------------------------------------------
+
+    async def quarantined(self, *, tenant: str = "default", limit: int = 1000) -> list[Event]:
+        """Events waiting in QUARANTINE for review; see :meth:`DeltaCore.quarantined`."""
+        return await asyncio.to_thread(self.sync.quarantined, tenant=tenant, limit=limit)
+
+    async def quarantine_review(self, event_ids: Sequence[str], verdict: str, *, tenant: str = "default") -> QuarantineReview:
+        """Apply a reviewer's verdict to quarantined events; see :meth:`DeltaCore.quarantine_review`."""
+        return await asyncio.to_thread(self.sync.quarantine_review, event_ids, verdict, tenant=tenant)
+
+    async def security_events(
+        self, since: Any = None, *, kind: str | None = None, tenant: str | None = "default", limit: int = 10_000
+    ) -> list[SecurityEvent]:
+        """The security log; see :meth:`DeltaCore.security_events`."""
+        return await asyncio.to_thread(self.sync.security_events, since, kind=kind, tenant=tenant, limit=limit)
+
+    async def trust_score(self, source: str, *, tenant: str = "default") -> float:
+        """The learned reputation of a writer; see :meth:`DeltaCore.trust_score`."""
+        return await asyncio.to_thread(self.sync.trust_score, source, tenant=tenant)
+
+    # ---- delete and maintenance -------------------------------------------------------------
+
+    async def delete(
+        self,
+        event_ids: Sequence[str] | None = None,
+        *,
+        entity: str | None = None,
+        tenant: str = "default",
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+    ) -> DeleteResult:
+        """Delete events with everything derived from them; see :meth:`DeltaCore.delete`."""
+        return await asyncio.to_thread(
+            self.sync.delete,
+            event_ids,
+            entity=entity,
+            tenant=tenant,
+            agent_id=agent_id,
+            user_id=user_id,
+            session_id=session_id,
+        )
+
+    async def reindex(self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512) -> int:
+        """Rebuild the vector index from SQL; see :meth:`DeltaCore.reindex`."""
+        return await asyncio.to_thread(self.sync.reindex, tenant, reembed=reembed, batch_size=batch_size)
+
+    async def stats(self, tenant: str | None = None) -> StoreStats:
+        """Counts and health of the store; see :meth:`DeltaCore.stats`."""
+        return await asyncio.to_thread(self.sync.stats, tenant)
+
+    async def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
+        """Logged system events; see :meth:`DeltaCore.system_events`."""
+        return await asyncio.to_thread(self.sync.system_events, kind, tenant)

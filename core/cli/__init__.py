@@ -1,0 +1,33 @@
+"""The ``deltacore`` command: ingest JSON lines, query, inspect and reindex a store.
+
+::
+
+    deltacore ingest events.jsonl            # one Event object per line; '-' reads stdin
+    deltacore query "why did the deploy fail?" --top-k 5
+    deltacore query "what does the user prefer?" --max-tokens 200 --json
+    deltacore stats
+    deltacore reindex
+    deltacore review                             # items waiting for a person (UNSTABLE, SCHEMA_DRIFT…)
+    deltacore review --resolve 3 --as reject --note "the old endpoint is gone"
+    deltacore review --resolve 4 --as accept --args '{"service": "api", "region": 3}'
+    deltacore quarantine                     # list quarantined events; --release/--confirm/--delete ID
+    deltacore security-events --since 2026-01-01T00:00
+
+Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
+or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
+variables ``DELTACORE_PATH``, ``DELTACORE_DATABASE_URL`` and ``DELTACORE_CHROMA_URL`` give
+defaults; flags win over them.
+
+Exit status: 0 success; 1 some input lines were rejected, or a backend failed; 2 usage or
+configuration error (missing file, bad URL, wrong embedder, missing extra, bad query, unknown or
+already resolved review item).
+
+One module per job: ``program`` (entry point, errors to exit statuses), ``parser`` (every
+subcommand and option), ``store`` (which store to open), ``ingest``, ``query`` (also ``stats`` and
+``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``) and ``formatting``.
+"""
+
+from deltacore.cli.program import main
+from deltacore.cli.usage import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "main"]
