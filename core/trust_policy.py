@@ -1,7 +1,7 @@
 """The trust gateway's knobs: thresholds and signal weights, in one config object.
 
-Defaults are the seed's (weights 0.3 / 0.25 / 0.25 / 0.2; routing at 0.7 / 0.4 / 0.2; E01
-penalty 0.3, blacklist below 0, quarantine the source's last 100 events). A benchmark
+The defaults: weights 0.3 / 0.25 / 0.25 / 0.2; routing at 0.7 / 0.4 / 0.2; E01 penalty 0.3,
+blacklist below 0, quarantine the source's last 100 events. A benchmark
 calibrates them by passing ``DeltaCoreConfig(trust=TrustPolicy(...))``.
 """
 
@@ -32,7 +32,7 @@ class TrustPolicy(BaseModel):
     quarantine: float = Field(default=0.2, ge=0.0, le=1.0)
     """Score at or above which a write is quarantined; below it is blocked (E01 playbook)."""
 
-    # ---- the seed's linear combination -------------------------------------------------------
+    # ---- the linear combination -------------------------------------------------------------
     weight_source: float = Field(default=0.3, ge=0.0)
     """Weight of channel × source reputation."""
     weight_content: float = Field(default=0.25, ge=0.0)
@@ -45,13 +45,13 @@ class TrustPolicy(BaseModel):
     # ---- vetoes: one strong doubt must be able to pull a score down on its own ----------------
     veto_content: float = Field(default=0.6, ge=0.0, le=1.0)
     """The score is multiplied by ``1 − veto_content · anomaly``: an instruction aimed at the
-    agent is quarantined even from a clean source (the seed's linear sum alone cannot)."""
+    agent is quarantined even from a clean source (the linear sum alone cannot)."""
     veto_consistency: float = Field(default=0.3, ge=0.0, le=1.0)
     """Multiplier ``1 − veto_consistency · (1 − consistency)``: a contradiction leaves the fast path."""
     veto_temporal: float = Field(default=0.3, ge=0.0, le=1.0)
     """Multiplier ``1 − veto_temporal · (1 − plausibility)``: a future timestamp leaves the fast path."""
     tool_signature_factor: float = Field(default=0.5, ge=0.0, le=1.0)
-    """A tool output whose tool or schema does not match the registry is multiplied by this (seed: halved)."""
+    """A tool output whose tool or schema does not match the registry is multiplied by this (default: halved)."""
 
     # ---- source reputation (per tenant and source, persisted) ----------------------------------
     initial_reputation: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -68,7 +68,7 @@ class TrustPolicy(BaseModel):
     """E01: how many of the source's most recent events are quarantined for review."""
     probation_events: int = Field(default=0, ge=0)
     """A source with fewer stored events than this writes UNVERIFIED (slow path) until it has a
-    history. 0 = off: a clean new source is trusted on its content (the seed's behaviour)."""
+    history. 0 = off: a clean new source is trusted on its content."""
 
     # ---- temporal plausibility ----------------------------------------------------------------
     future_skew_seconds: float = Field(default=300.0, ge=0.0)
@@ -173,7 +173,7 @@ class TrustPolicy(BaseModel):
         return self
 
     def route(self, score: float) -> TrustAction:
-        """The seed's routing of a trust score."""
+        """The route a trust score takes: accept (≥ fast_path), tag (≥ slow_path), quarantine (≥ quarantine), else block."""
         if score >= self.fast_path:
             return TrustAction.ACCEPT
         if score >= self.slow_path:

@@ -1,16 +1,16 @@
 """Temporal credit assignment: how much of an episode's outcome each step earned.
 
-Pure functions, no storage. The seed's rule is ``credit(t) = reward · exp(−λ (T − t))``: steps
+Pure functions, no storage. The base rule is ``credit(t) = reward · exp(−λ (T − t))``: steps
 closer to the outcome earn more. Here ``t`` is the **step index** in the episode (0 for the
 first step, ``T`` for the last, the terminal step the outcome is attributed to), not wall-clock
 time: agents' steps are unevenly spaced, and an index keeps ``λ`` unitless.
 
-On top of the temporal rule (the seed's TAR² redistribution along the causal chain):
+On top of the temporal rule (a TAR²-style redistribution along the causal chain):
 
 1. **Causal path.** Walking the causal edges back from the terminal step (delta links and
    data-dependency edges, see :func:`causal_parents`) gives the steps the outcome depended on,
    each with its hop count ``h``. A step on that path is discounted by its *causal* distance,
-   ``exp(−λ h)``, instead of its temporal one (the seed's "artificial temporal discount": a
+   ``exp(−λ h)``, instead of its temporal one (an "artificial temporal discount": a
    step five hops back in a 50-step episode is not starved because 45 irrelevant steps happened
    in between). A step off the path keeps ``exp(−λ (T − t))`` and is divided by
    ``causal_boost`` (default 2): steps that were merely earlier earn less than steps the
@@ -23,8 +23,8 @@ On top of the temporal rule (the seed's TAR² redistribution along the causal ch
 
 The weight of a step is in ``[0, 1]`` (the terminal step has 1) and ``credit = reward ·
 weight``; ``share = weight / Σ weight`` is the step's fraction of the episode's credit. With no
-causal information beyond a plain chain of steps, ``weight = exp(−λ (T − t))`` exactly — the
-seed's formula.
+causal information beyond a plain chain of steps, ``weight = exp(−λ (T − t))`` exactly: the
+base rule.
 
 >>> [round(c.weight, 3) for c in assign_credit([Step("a"), Step("b", ("a",)), Step("c", ("b",))], 1.0, lam=math.log(2))]
 [0.25, 0.5, 1.0]

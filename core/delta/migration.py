@@ -3,7 +3,7 @@
 Pure functions, no storage. A tool's schema is a JSON schema of its arguments (what every
 adapter records: ``{"type": "object", "properties": {...}, "required": [...]}``). Given the
 arguments a delta was called with, the schema they were valid under and the tool's new schema,
-:func:`migrate_args` applies the seed's three parameter mapping rules:
+:func:`migrate_args` applies three parameter mapping rules:
 
 1. **Renamed parameter.** An argument whose name is gone is matched to a parameter that is new
    in the new schema, scored by name similarity (``env`` → ``environment``: one is a prefix of

@@ -2,8 +2,8 @@
 
 The graph is a mapping ``child -> [parents]``. A loop is not an error of the data (feedback
 loops are real), but it must never make a traversal run forever or credit grow without bound:
-traversals detect it, and on write the loop is broken at its lowest-utility edge, as the seed
-prescribes, and logged as a CAUSAL_LOOP system event.
+traversals detect it, and on write the loop is broken at its lowest-utility edge (the
+link the store trusts least), and logged as a CAUSAL_LOOP system event.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Utility decay: a memory that is not reinforced loses utility over time (the seed's
-``utility *= exp(-λ·age)``). Stored utility never changes on read; decay is computed."""
+"""Utility decay: a memory that is not reinforced loses utility over time
+(``utility *= exp(-λ·age)``). Stored utility never changes on read; decay is computed."""
 
 from __future__ import annotations
 

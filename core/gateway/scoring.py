@@ -1,6 +1,6 @@
 """The trust score of a write, and the route it takes.
 
-``score = linear × vetoes × tool factor``, where ``linear`` is the seed's weighted sum
+``score = linear × vetoes × tool factor``, where ``linear`` is the weighted sum
 
     w_source · channel_prior · min(1, 0.5 + reputation)
   + w_content · (1 − content anomaly)
@@ -8,7 +8,7 @@
   + w_temporal · temporal plausibility
 
 (divided by the sum of the weights, so a recalibration keeps it in [0, 1]) and each veto is
-``1 − veto · doubt``. The seed's sum alone cannot quarantine an instruction sent through a
+``1 − veto · doubt``. The weighted sum alone cannot quarantine an instruction sent through a
 clean channel (it loses at most 0.25); the vetoes let one strong doubt act on its own. A
 blacklisted source scores 0; a SUSPICIOUS source (and, with ``probation_events``, a source
 without history) never takes the fast path.

@@ -2,7 +2,7 @@
 
 The registry is ``dc_tool_schemas``, filled from the schemas adapters pass with tool calls.
 A result claiming an unknown tool (when the tenant has a registry), or a call whose schema hash
-the registry does not know for that tool, does not match: the seed halves its trust score.
+the registry does not know for that tool, does not match: its trust score is multiplied by ``TrustPolicy.tool_signature_factor`` (halved by default).
 The first schema a tool is seen with registers it (that is how the registry is built).
 """
 
