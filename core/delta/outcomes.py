@@ -12,6 +12,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Connection
+
 from deltacore.delta import credit as credit_rules
 from deltacore.delta import learning
 from deltacore.delta.utility import decayed_utility
@@ -121,7 +123,7 @@ class Learner:
         return OutcomeReport(tenant=row.tenant, episode_id=row.episode_id, reward=reward, updates=[update], review_items=opened)
 
     def _update(
-        self, conn: Any, row: Any, tenant: str, episode_id: str | None, source: str, reward: float, weight: float, now: float
+        self, conn: Connection, row: Any, tenant: str, episode_id: str | None, source: str, reward: float, weight: float, now: float
     ) -> tuple[CreditUpdate, list[int]]:
         predicted = decayed_utility(row.utility, row.utility_ts, now, self._decay)
         new, step = learning.update_utility(predicted, reward=reward, weight=weight, alpha=self.settings.alpha)
@@ -230,7 +232,7 @@ class Learner:
         assert record is not None
         return record
 
-    def _manual_migration(self, conn: Any, item: dict[str, Any], args: dict[str, Any], now: float) -> None:
+    def _manual_migration(self, conn: Connection, item: dict[str, Any], args: dict[str, Any], now: float) -> None:
         payload = item["payload"] or {}
         if item["kind"] != "SCHEMA_DRIFT" or not item["delta_id"] or not payload.get("to_hash"):
             raise InvalidQueryError("args", f"review item {item['id']} is not a failed schema migration; args do not apply")
@@ -265,7 +267,7 @@ _QUEUED_BY = {"UNSTABLE": UNSTABLE, "SCHEMA_DRIFT": "migration_failed"}
 
 def _relevance(
     learning: LearningRepository,
-    conn: Any, tenant: str, episode_id: str, rows: list[Any], parents: dict[str, tuple[str, ...]], on_path: set[str], reward: float
+    conn: Connection, tenant: str, episode_id: str, rows: list[Any], parents: dict[str, tuple[str, ...]], on_path: set[str], reward: float
 ) -> dict[str, float]:
     """Counterfactual relevance of the episode's tool steps off the causal path (calls and their
     results), in [0, 1]: did outcomes like this one depend on making the step?

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+from sqlalchemy import Connection
 
 from deltacore.errors import InvalidQueryError, NotFoundError
 from deltacore.model import PropagationReport
@@ -98,7 +99,7 @@ class Propagator:
         return report
 
     def apply(
-        self, conn: Any, delta_id: str, exception: str, reason: str | None = None, now: float | None = None
+        self, conn: Connection, delta_id: str, exception: str, reason: str | None = None, now: float | None = None
     ) -> PropagationReport | None:
         """The rule for ``exception`` at ``delta_id`` inside the caller's transaction (the E01
         playbook taints in the same transaction that quarantines). None if there is no such delta."""

@@ -57,7 +57,7 @@ def _default_reads() -> StandingReads:
     # Standing's reads need only a connection: the repository holds no state of its own.
     from deltacore.storage.trust_store import ReputationRepository
 
-    return ReputationRepository(None)  # type: ignore[arg-type]
+    return ReputationRepository()
 
 
 def _has_standing(reads: StandingReads, conn: Connection, policy: TrustPolicy, tenant: str, source: str, reputation: float) -> bool:

@@ -51,8 +51,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from sqlalchemy import Connection
 
 from deltacore.gateway.consistency import content_words
+from deltacore.gateway.honeypots import Honeypots
 from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about
 from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
@@ -66,7 +68,7 @@ _PEOPLE = frozenset({Channel.USER.value, Channel.PEER.value})
 
 
 class RetrievalDefence:
-    def __init__(self, policy: TrustPolicy, honeypots: Any = None) -> None:
+    def __init__(self, policy: TrustPolicy, honeypots: Honeypots | None = None) -> None:
         self.policy = policy
         self._honeypots = honeypots
 
@@ -80,7 +82,7 @@ class RetrievalDefence:
         return self._honeypots.reached(criteria.tenant, criteria.text, vector, best)
 
     def rerank(
-        self, conn: Any, fused: Fused, for_decision: bool, tenant: str = "default",
+        self, conn: Connection, fused: Fused, for_decision: bool, tenant: str = "default",
         semantic: Sequence[tuple[str, float]] | None = None, query: str | None = None,
     ) -> Fused:
         """The candidates re-weighted (and, for a decision, filtered), best first.
@@ -207,7 +209,7 @@ class RetrievalDefence:
         return weights
 
     def _corroboration(
-        self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
+        self, conn: Connection, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
         cosines: dict[str, float] | None, details: dict[str, tuple[str | None, str, str]] | None = None,
         demoted: set[str] = frozenset(),  # type: ignore[assignment]
         fetch: _Vectors | None = None,
@@ -291,7 +293,7 @@ class RetrievalDefence:
             )
         }
 
-    def _cones(self, conn: Any, ids: Sequence[str]) -> dict[str, float]:
+    def _cones(self, conn: Connection, ids: Sequence[str]) -> dict[str, float]:
         policy = self.policy
         queries: dict[str, list[str]] = {}
         for event_id, query in retrieval_queries(conn, ids):
@@ -310,7 +312,7 @@ class RetrievalDefence:
 
 
 def _trust_info(
-    conn: Any, ids: Sequence[str]
+    conn: Connection, ids: Sequence[str]
 ) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str, str]]]:
     """(namespace, trust, source) and (actor, text, channel) of each candidate."""
     found, details = {}, {}
@@ -323,7 +325,7 @@ def _trust_info(
 class _Vectors:
     """Unit vectors of candidates, fetched on demand and kept for the rest of one query."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
         self._found: dict[str, np.ndarray] = {}
         self._asked: set[str] = set()

@@ -32,9 +32,10 @@ from deltacore.storage.tables import (
 
 class ReputationRepository:
     """Per source: reputation and status; what it wrote before; the tool registry and trusted
-    facts the scorer compares a write with."""
+    facts the scorer compares a write with. Every statement runs on the connection it is given,
+    so the standing check of the read path uses one without a database (``ReputationRepository()``)."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database | None = None) -> None:
         self.database = database
 
     def reputations(self, conn: Connection, tenant: str, sources: Iterable[str]) -> dict[str, tuple[float, str]]:
