@@ -49,7 +49,7 @@ FAILED_DEMOTION = 0.5
 
 class DriftMonitor:
     def __init__(self, database: Database, drift: DriftRepository, learning: LearningRepository, decay_rate_per_hour: float) -> None:
-        self._sql = database
+        self._database = database
         self._drift = drift
         self._learning = learning
         self._decay = decay_rate_per_hour
@@ -60,13 +60,13 @@ class DriftMonitor:
         if not ids:
             return []
         drifts: list[ToolDrift] = []
-        with self._sql.reader() as conn:
+        with self._database.reader() as conn:
             seen = list(dict.fromkeys(self._drift.called_schemas(conn, ids)))
             # The common case — every tool called with its current schema — needs no write.
             seen = [key for key in seen if self._drift.current_hash(conn, key[0], key[1]) != key[2]]
         if not seen:
             return []
-        with self._sql.writer() as conn:
+        with self._database.writer() as conn:
             for tenant, tool, schema_hash in seen:
                 schema = self._drift.schema_of(conn, tenant, tool, schema_hash)
                 drift = self.check(conn, tenant, tool, schema_hash, schema, source="call")
@@ -159,7 +159,7 @@ class DriftMonitor:
                     )
                 )
         old_hashes = sorted({row.tool_schema_hash for row in rows} | ({current} if current else set()))
-        self._sql.log_system_event(
+        self._database.log_system_event(
             conn,
             tenant,
             "SCHEMA_DRIFT",
@@ -175,11 +175,11 @@ class DriftMonitor:
             },
         )
         if migrated:
-            self._sql.log_system_event(
+            self._database.log_system_event(
                 conn, tenant, "SCHEMA_MIGRATED", {"tool": tool, "new_hash": schema_hash, "deltas": len(migrated), "renamed": renames}
             )
         # Cached results (the HOT tier's, keyed on this counter) must not outlive the drift.
-        self._sql.bump_version(conn, tenant)
+        self._database.bump_version(conn, tenant)
         return ToolDrift(
             tenant=tenant,
             tool=tool,
@@ -198,7 +198,7 @@ class DriftMonitor:
         """Register offered tool schemas and handle every drift they reveal, in one transaction."""
         now = time.time()
         drifts: list[ToolDrift] = []
-        with self._sql.writer() as conn:
+        with self._database.writer() as conn:
             rows = [
                 {"tenant": tenant, "tool_name": name, "schema_hash": digest, "schema": schema, "first_seen": now, "last_seen": now}
                 for name, schema, digest in specs

@@ -50,7 +50,7 @@ class Learner:
         decay_rate_per_hour: float,
         settings: LearningSettings | None = None,
     ) -> None:
-        self._sql = database
+        self._database = database
         self._learning = learning
         self._drift = drift
         self._decay = decay_rate_per_hour
@@ -62,7 +62,7 @@ class Learner:
         _check_reward(reward)
         s = self.settings
         forced = set(necessary or ())
-        with self._sql.writer() as conn:
+        with self._database.writer() as conn:
             rows = self._learning.episode_steps(conn, tenant, episode_id)
             if not rows:
                 raise NotFoundError(f"no events of episode {episode_id!r} in tenant {tenant!r}")
@@ -114,7 +114,7 @@ class Learner:
     def feedback(self, event_id: str, reward: float, tenant: str | None) -> OutcomeReport:
         """Direct feedback on one step: its delta learns with full weight."""
         _check_reward(reward)
-        with self._sql.writer() as conn:
+        with self._database.writer() as conn:
             rows = self._learning.event_deltas(conn, [event_id], tenant)
             if not rows:
                 raise NotFoundError(f"no event with id {event_id!r}" + (f" in tenant {tenant!r}" if tenant else ""))
@@ -181,7 +181,7 @@ class Learner:
         return update, opened
 
     def review_queue(self, tenant: str | None, include_resolved: bool) -> list[ReviewItem]:
-        with self._sql.reader() as conn:
+        with self._database.reader() as conn:
             return self._learning.review_records(conn, tenant, include_resolved)
 
     def resolve(self, item_id: int, resolution: str, args: dict[str, Any] | None = None) -> ReviewItem:
@@ -204,7 +204,7 @@ class Learner:
         if args is not None and (not isinstance(args, dict) or verb in _REJECT):
             raise InvalidQueryError("args", "give the migrated arguments as a dict, with a resolution that is not a rejection")
         now = time.time()
-        with self._sql.writer() as conn:
+        with self._database.writer() as conn:
             item = self._learning.review_item(conn, item_id)
             if item is None:
                 raise NotFoundError(f"no review item {item_id!r}")
@@ -225,7 +225,7 @@ class Learner:
                         self._learning.set_utility(
                             conn, delta_id, state.tenant, predicted=state.utility, new=0.0, source="review", now=now, flags=flags
                         )
-                        self._sql.bump_version(conn, state.tenant)
+                        self._database.bump_version(conn, state.tenant)
                     elif verb in _ACCEPT or item["kind"] == "UNSTABLE" or args is not None:
                         self._learning.set_delta_flags(conn, delta_id, flags)
             record = self._learning.review_record(conn, item_id)
@@ -255,7 +255,7 @@ class Learner:
                 "ts": now,
             },
         )
-        self._sql.bump_version(conn, item["tenant"])
+        self._database.bump_version(conn, item["tenant"])
 
 
 REJECTED = "rejected"

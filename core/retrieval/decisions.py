@@ -104,7 +104,7 @@ class DecisionRecall:
         embed_one: Callable[[str], np.ndarray],
         decay_rate_per_hour: float,
     ) -> None:
-        self._sql = database
+        self._database = database
         self._decisions = decisions
         self._drift = drift
         self._embed_one = embed_one
@@ -126,7 +126,7 @@ class DecisionRecall:
         now = time.time()
         query = np.asarray(self._embed_one(context), dtype=np.float32)
         query = query / (float(np.linalg.norm(query)) or 1.0)
-        with self._sql.reader() as conn:
+        with self._database.reader() as conn:
             heads = self._decisions.tool_call_heads(conn, tenant, tool=tool, agent_id=agent_id, limit=MAX_CANDIDATES)
             if not heads:
                 return []
