@@ -70,6 +70,9 @@ from deltacore.storage import ChromaIndex, HotTier, OutboxApplier, SQLStore, Vec
 from deltacore.storage.filters import event_filters
 from deltacore.storage.journal import AfterCommitJournal
 from deltacore.storage.records import event_from_row
+from deltacore.storage.decision_store import DecisionRepository
+from deltacore.storage.drift_store import DriftRepository
+from deltacore.storage.learning_store import LearningRepository
 from deltacore.storage.trust_store import TrustStore
 from deltacore.storage.reindex import rebuild_index
 from deltacore.storage.reindex import reembed as reembed_vectors
@@ -97,10 +100,11 @@ class DeltaCore:
         self._hot = HotTier(config.hot_capacity)
         self._open_vector_index()
         self._trust = TrustStore(self._sql)
-        self._honeypots = Honeypots(self._trust, config.trust, self._embedder)
-        self._quarantine = QuarantineDesk(self._trust, config.trust)
-        self._learner = Learner(self._sql, config.decay_rate_per_hour)
-        self._drift = DriftMonitor(self._sql, config.decay_rate_per_hour)
+        self._honeypots = Honeypots(self._sql, self._trust, config.trust, self._embedder)
+        self._quarantine = QuarantineDesk(self._sql, self._trust, config.trust)
+        learning, drift = LearningRepository(self._sql), DriftRepository(self._sql)
+        self._learner = Learner(self._sql, learning, drift, config.decay_rate_per_hour)
+        self._drift = DriftMonitor(self._sql, drift, learning, config.decay_rate_per_hour)
         self._propagator = Propagator(self._sql)
         self._pipeline = IngestPipeline(
             self._sql,
@@ -127,7 +131,9 @@ class DeltaCore:
             honeypots=self._honeypots,
             on_alert=self._honeypot_alert,
         )
-        self._decisions = DecisionRecall(self._sql, self._embedder.embed_one, config.decay_rate_per_hour)
+        self._decisions = DecisionRecall(
+            self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
+        )
         # Crash recovery: what a write committed to do and never did is replayed now (vector
         # writes in the outbox, journaled after-commit steps).
         self.apply_outbox()
@@ -543,7 +549,7 @@ class DeltaCore:
             outbox_pending=counts["outbox_pending"],
             vectors=vectors,
             tenants=counts["tenants"],
-            backend=self._sql.dialect,
+            backend=self._sql.dialect.name,
             vector_backend=f"chroma-{self._index.kind}" if self._index is not None else "chroma-embedded (not owner)",
             embedder=self._sql.stored_embedder() or self._embedder.name,
         )

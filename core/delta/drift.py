@@ -31,15 +31,12 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from deltacore.delta.migration import interface_signature, migrate_args
+from deltacore.delta.repositories import Database, DriftRepository, LearningRepository
 from deltacore.delta.utility import decayed_utility
 from deltacore.model import DriftReport, ToolDrift
-from deltacore.storage import drift_store
-from deltacore.storage import learning_store as store
-from deltacore.storage.sql_store import SQLStore
-from deltacore.storage.tables import events
 
 SCHEMA_DRIFT = "schema_drift"
 MIGRATION_FAILED = "migration_failed"
@@ -51,8 +48,10 @@ FAILED_DEMOTION = 0.5
 
 
 class DriftMonitor:
-    def __init__(self, sql: SQLStore, decay_rate_per_hour: float) -> None:
-        self._sql = sql
+    def __init__(self, database: Database, drift: DriftRepository, learning: LearningRepository, decay_rate_per_hour: float) -> None:
+        self._database = database
+        self._drift = drift
+        self._learning = learning
         self._decay = decay_rate_per_hour
 
     def after_ingest(self, event_ids: Iterable[str]) -> list[ToolDrift]:
@@ -61,23 +60,15 @@ class DriftMonitor:
         if not ids:
             return []
         drifts: list[ToolDrift] = []
-        with self._sql.reader() as conn:
-            seen: list[tuple[str, str, str]] = []
-            for start in range(0, len(ids), 500):
-                statement = (
-                    select(events.c.tenant, events.c.tool_name, events.c.tool_schema_hash)
-                    .where(events.c.id.in_(ids[start : start + 500]), events.c.tool_schema_hash.is_not(None))
-                    .order_by(events.c.ts, events.c.seq)
-                )
-                seen.extend((row.tenant, row.tool_name, row.tool_schema_hash) for row in conn.execute(statement))
-            seen = list(dict.fromkeys(seen))
+        with self._database.reader() as conn:
+            seen = list(dict.fromkeys(self._drift.called_schemas(conn, ids)))
             # The common case — every tool called with its current schema — needs no write.
-            seen = [key for key in seen if drift_store.current_hash(conn, key[0], key[1]) != key[2]]
+            seen = [key for key in seen if self._drift.current_hash(conn, key[0], key[1]) != key[2]]
         if not seen:
             return []
-        with self._sql.writer() as conn:
+        with self._database.writer() as conn:
             for tenant, tool, schema_hash in seen:
-                schema = drift_store.schema_of(conn, tenant, tool, schema_hash)
+                schema = self._drift.schema_of(conn, tenant, tool, schema_hash)
                 drift = self.check(conn, tenant, tool, schema_hash, schema, source="call")
                 if drift is not None:
                     drifts.append(drift)
@@ -88,11 +79,11 @@ class DriftMonitor:
     ) -> ToolDrift | None:
         """Make ``schema_hash`` the tool's current schema; handle the drift if it changed."""
         now = time.time()
-        current = drift_store.current_hash(conn, tenant, tool)
+        current = self._drift.current_hash(conn, tenant, tool)
         if current == schema_hash:
             return None
-        drift_store.set_current(conn, self._sql.dialect, tenant, tool, schema_hash, now)
-        versions = drift_store.schemas_of_tools(conn, tenant, [tool])
+        self._drift.set_current(conn, tenant, tool, schema_hash, now)
+        versions = self._drift.schemas_of_tools(conn, tenant, [tool])
         if schema is not None:
             versions[(tool, schema_hash)] = schema
         signature = _signatures(tool, versions)
@@ -101,8 +92,8 @@ class DriftMonitor:
             return None  # the same interface rendered differently (titles, descriptions): no drift
         # The drift rule of propagation (``propagation.DRIFT``): only deltas of this very tool,
         # and only those learned under another interface and not yet migrated to this one.
-        rows = [r for r in drift_store.affected_deltas(conn, tenant, tool, schema_hash) if signature(r.tool_schema_hash) != new_signature]
-        history = drift_store.migrations_of(conn, [r.delta_id for r in rows])
+        rows = [r for r in self._drift.affected_deltas(conn, tenant, tool, schema_hash) if signature(r.tool_schema_hash) != new_signature]
+        history = self._drift.migrations_of(conn, [r.delta_id for r in rows])
         rows = [r for r in rows if not any(signature(m["to_hash"]) == new_signature for m in history.get(r.delta_id, ()))]
         if current is None and not rows:
             return None  # the first schema this tool is seen with
@@ -126,12 +117,11 @@ class DriftMonitor:
                 flags.append(MIGRATION_FAILED)
             predicted = decayed_utility(row.utility, row.utility_ts, now, self._decay)
             factor = MIGRATED_DEMOTION if result.ok else FAILED_DEMOTION
-            store.set_utility(
+            self._learning.set_utility(
                 conn, row.delta_id, tenant, predicted=predicted, new=round(predicted * factor, 12), source="drift", now=now, flags=flags
             )
-            drift_store.record_migration(
+            self._drift.record_migration(
                 conn,
-                self._sql.dialect,
                 {
                     "delta_id": row.delta_id,
                     "to_hash": schema_hash,
@@ -150,9 +140,9 @@ class DriftMonitor:
                 renames.update(result.renamed)
                 continue
             failed.append(row.delta_id)
-            if store.open_item(conn, REVIEW_KIND, row.delta_id) is None:
+            if self._learning.open_item(conn, REVIEW_KIND, row.delta_id) is None:
                 review_items.append(
-                    store.enqueue(
+                    self._learning.enqueue(
                         conn,
                         tenant,
                         REVIEW_KIND,
@@ -169,7 +159,7 @@ class DriftMonitor:
                     )
                 )
         old_hashes = sorted({row.tool_schema_hash for row in rows} | ({current} if current else set()))
-        self._sql.log_system_event(
+        self._database.log_system_event(
             conn,
             tenant,
             "SCHEMA_DRIFT",
@@ -185,11 +175,11 @@ class DriftMonitor:
             },
         )
         if migrated:
-            self._sql.log_system_event(
+            self._database.log_system_event(
                 conn, tenant, "SCHEMA_MIGRATED", {"tool": tool, "new_hash": schema_hash, "deltas": len(migrated), "renamed": renames}
             )
         # Cached results (the HOT tier's, keyed on this counter) must not outlive the drift.
-        self._sql.bump_version(conn, tenant)
+        self._database.bump_version(conn, tenant)
         return ToolDrift(
             tenant=tenant,
             tool=tool,
@@ -208,12 +198,12 @@ class DriftMonitor:
         """Register offered tool schemas and handle every drift they reveal, in one transaction."""
         now = time.time()
         drifts: list[ToolDrift] = []
-        with self._sql.writer() as conn:
+        with self._database.writer() as conn:
             rows = [
                 {"tenant": tenant, "tool_name": name, "schema_hash": digest, "schema": schema, "first_seen": now, "last_seen": now}
                 for name, schema, digest in specs
             ]
-            fresh = drift_store.record_schemas(conn, self._sql.dialect, rows)
+            fresh = self._drift.record_schemas(conn, rows)
             for name, schema, digest in specs:
                 drift = self.check(conn, tenant, name, digest, schema, source=source or "offer")
                 if drift is not None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
+
+from sqlalchemy import Connection
 
 from deltacore.delta import credit as credit_rules
 from deltacore.delta import learning
@@ -19,9 +20,7 @@ from deltacore.delta.utility import decayed_utility
 from deltacore.errors import InvalidQueryError, NotFoundError
 from deltacore.model import CreditUpdate, OutcomeReport, ReviewItem
 from deltacore.delta.migration import params_of
-from deltacore.storage import drift_store
-from deltacore.storage import learning_store as store
-from deltacore.storage.sql_store import SQLStore
+from deltacore.delta.repositories import Database, DriftRepository, LearningRepository
 
 UNSTABLE = "unstable"
 CONTRAST_EPISODES = 100
@@ -43,8 +42,17 @@ class LearningSettings:
 
 
 class Learner:
-    def __init__(self, sql: SQLStore, decay_rate_per_hour: float, settings: LearningSettings | None = None) -> None:
-        self._sql = sql
+    def __init__(
+        self,
+        database: Database,
+        learning: LearningRepository,
+        drift: DriftRepository,
+        decay_rate_per_hour: float,
+        settings: LearningSettings | None = None,
+    ) -> None:
+        self._database = database
+        self._learning = learning
+        self._drift = drift
         self._decay = decay_rate_per_hour
         self.settings = settings or LearningSettings()
 
@@ -54,8 +62,8 @@ class Learner:
         _check_reward(reward)
         s = self.settings
         forced = set(necessary or ())
-        with self._sql.writer() as conn:
-            rows = store.episode_steps(conn, tenant, episode_id)
+        with self._database.writer() as conn:
+            rows = self._learning.episode_steps(conn, tenant, episode_id)
             if not rows:
                 raise NotFoundError(f"no events of episode {episode_id!r} in tenant {tenant!r}")
             ids = [row.delta_id for row in rows]
@@ -64,11 +72,11 @@ class Learner:
                 [{"id": row.delta_id, "kind": row.kind, "text": row.text, "tool_args": row.tool_args} for row in rows],
                 shared=_opening_messages(rows),
             )
-            parents = credit_rules.causal_parents(store.links_of(conn, ids), data)
+            parents = credit_rules.causal_parents(self._learning.links_of(conn, ids), data)
             steps = [credit_rules.Step(row.delta_id, parents.get(row.delta_id, ())) for row in rows]
             on_path = set(credit_rules.causal_hops(steps))
             needed = credit_rules.consumed_by_path(data, on_path)
-            relevance = _relevance(conn, tenant, episode_id, rows, parents, on_path, reward)
+            relevance = _relevance(self._learning, conn, tenant, episode_id, rows, parents, on_path, reward)
             steps = [
                 credit_rules.Step(
                     row.delta_id,
@@ -95,9 +103,9 @@ class Learner:
                 updates.append(update.model_copy(update={"index": c.index, "share": c.share, "on_path": c.on_path, "necessary": c.necessary}))
                 opened.extend(item)
             episode_events = set(event_of.values())
-            retrieved = [e for e in store.retrieved_in_episode(conn, tenant, episode_id) if e not in episode_events]
+            retrieved = [e for e in self._learning.retrieved_in_episode(conn, tenant, episode_id) if e not in episode_events]
             if s.retrieval_weight > 0:
-                for row in store.event_deltas(conn, retrieved, tenant):
+                for row in self._learning.event_deltas(conn, retrieved, tenant):
                     update, item = self._update(conn, row, tenant, episode_id, "retrieval", reward, s.retrieval_weight, now)
                     updates.append(update)
                     opened.extend(item)
@@ -106,8 +114,8 @@ class Learner:
     def feedback(self, event_id: str, reward: float, tenant: str | None) -> OutcomeReport:
         """Direct feedback on one step: its delta learns with full weight."""
         _check_reward(reward)
-        with self._sql.writer() as conn:
-            rows = store.event_deltas(conn, [event_id], tenant)
+        with self._database.writer() as conn:
+            rows = self._learning.event_deltas(conn, [event_id], tenant)
             if not rows:
                 raise NotFoundError(f"no event with id {event_id!r}" + (f" in tenant {tenant!r}" if tenant else ""))
             row = rows[0]
@@ -115,20 +123,20 @@ class Learner:
         return OutcomeReport(tenant=row.tenant, episode_id=row.episode_id, reward=reward, updates=[update], review_items=opened)
 
     def _update(
-        self, conn: Any, row: Any, tenant: str, episode_id: str | None, source: str, reward: float, weight: float, now: float
+        self, conn: Connection, row: Any, tenant: str, episode_id: str | None, source: str, reward: float, weight: float, now: float
     ) -> tuple[CreditUpdate, list[int]]:
         predicted = decayed_utility(row.utility, row.utility_ts, now, self._decay)
         new, step = learning.update_utility(predicted, reward=reward, weight=weight, alpha=self.settings.alpha)
-        history = store.recent_steps(conn, row.delta_id, learning.OSCILLATION_WINDOW - 1) + [step]
+        history = self._learning.recent_steps(conn, row.delta_id, learning.OSCILLATION_WINDOW - 1) + [step]
         flags = list(row.conflict_flags or ())
         opened: list[int] = []
         unstable = learning.is_oscillating(history)
         if unstable:
             if UNSTABLE not in flags:
                 flags.append(UNSTABLE)
-            if store.open_item(conn, "UNSTABLE", row.delta_id) is None:
+            if self._learning.open_item(conn, "UNSTABLE", row.delta_id) is None:
                 opened.append(
-                    store.enqueue(
+                    self._learning.enqueue(
                         conn,
                         tenant,
                         "UNSTABLE",
@@ -139,7 +147,7 @@ class Learner:
                     )
                 )
         credit_value = reward * weight
-        store.apply_update(
+        self._learning.apply_update(
             conn,
             {
                 "delta_id": row.delta_id,
@@ -173,8 +181,8 @@ class Learner:
         return update, opened
 
     def review_queue(self, tenant: str | None, include_resolved: bool) -> list[ReviewItem]:
-        with self._sql.reader() as conn:
-            return [_item(row) for row in store.review_items(conn, tenant, include_resolved)]
+        with self._database.reader() as conn:
+            return self._learning.review_records(conn, tenant, include_resolved)
 
     def resolve(self, item_id: int, resolution: str, args: dict[str, Any] | None = None) -> ReviewItem:
         """Close an item with a note. The note's first word decides what happens to the delta:
@@ -196,45 +204,44 @@ class Learner:
         if args is not None and (not isinstance(args, dict) or verb in _REJECT):
             raise InvalidQueryError("args", "give the migrated arguments as a dict, with a resolution that is not a rejection")
         now = time.time()
-        with self._sql.writer() as conn:
-            item = store.review_item(conn, item_id)
+        with self._database.writer() as conn:
+            item = self._learning.review_item(conn, item_id)
             if item is None:
                 raise NotFoundError(f"no review item {item_id!r}")
             if item["resolved_at"] is not None:
                 raise InvalidQueryError("item_id", f"review item {item_id} is already resolved ({item['resolution']})")
             if args is not None:
                 self._manual_migration(conn, item, args, now)
-            store.resolve_item(conn, item_id, resolution.strip())
+            self._learning.resolve_item(conn, item_id, resolution.strip())
             delta_id = item["delta_id"]
             cleared = _QUEUED_BY.get(item["kind"])
             if delta_id and (cleared or verb in _ACCEPT | _REJECT):
-                state = store.delta_states(conn, [delta_id]).get(delta_id)
+                state = self._learning.delta_states(conn, [delta_id]).get(delta_id)
                 if state is not None:
                     flags = [f for f in (state.conflict_flags or ()) if f != cleared]
                     if verb in _REJECT:
                         if REJECTED not in flags:
                             flags.append(REJECTED)
-                        store.set_utility(
+                        self._learning.set_utility(
                             conn, delta_id, state.tenant, predicted=state.utility, new=0.0, source="review", now=now, flags=flags
                         )
-                        self._sql.bump_version(conn, state.tenant)
+                        self._database.bump_version(conn, state.tenant)
                     elif verb in _ACCEPT or item["kind"] == "UNSTABLE" or args is not None:
-                        store.set_delta_flags(conn, delta_id, flags)
-            item = store.review_item(conn, item_id)
-        assert item is not None
-        return _item(item)
+                        self._learning.set_delta_flags(conn, delta_id, flags)
+            record = self._learning.review_record(conn, item_id)
+        assert record is not None
+        return record
 
-    def _manual_migration(self, conn: Any, item: dict[str, Any], args: dict[str, Any], now: float) -> None:
+    def _manual_migration(self, conn: Connection, item: dict[str, Any], args: dict[str, Any], now: float) -> None:
         payload = item["payload"] or {}
         if item["kind"] != "SCHEMA_DRIFT" or not item["delta_id"] or not payload.get("to_hash"):
             raise InvalidQueryError("args", f"review item {item['id']} is not a failed schema migration; args do not apply")
-        schema = drift_store.schema_of(conn, item["tenant"], payload["tool"], payload["to_hash"])
+        schema = self._drift.schema_of(conn, item["tenant"], payload["tool"], payload["to_hash"])
         missing = [p.name for p in params_of(schema).values() if p.required and p.name not in args]
         if missing:
             raise InvalidQueryError("args", f"the new schema of {payload['tool']!r} requires {', '.join(map(repr, missing))}")
-        drift_store.record_migration(
+        self._drift.record_migration(
             conn,
-            self._sql.dialect,
             {
                 "delta_id": item["delta_id"],
                 "to_hash": payload["to_hash"],
@@ -248,7 +255,7 @@ class Learner:
                 "ts": now,
             },
         )
-        self._sql.bump_version(conn, item["tenant"])
+        self._database.bump_version(conn, item["tenant"])
 
 
 REJECTED = "rejected"
@@ -259,7 +266,8 @@ _QUEUED_BY = {"UNSTABLE": UNSTABLE, "SCHEMA_DRIFT": "migration_failed"}
 
 
 def _relevance(
-    conn: Any, tenant: str, episode_id: str, rows: list[Any], parents: dict[str, tuple[str, ...]], on_path: set[str], reward: float
+    learning: LearningRepository,
+    conn: Connection, tenant: str, episode_id: str, rows: list[Any], parents: dict[str, tuple[str, ...]], on_path: set[str], reward: float
 ) -> dict[str, float]:
     """Counterfactual relevance of the episode's tool steps off the causal path (calls and their
     results), in [0, 1]: did outcomes like this one depend on making the step?
@@ -279,9 +287,9 @@ def _relevance(
     if not calls:
         return {}
     terminal = calls[-1]
-    others = [e for e in store.episodes_with_tool(conn, tenant, terminal.tool_name, CONTRAST_EPISODES + 1) if e != episode_id]
+    others = [e for e in learning.episodes_with_tool(conn, tenant, terminal.tool_name, CONTRAST_EPISODES + 1) if e != episode_id]
     history: list[tuple[Any, set[tuple[str, str]], bool]] = []
-    for trace in store.episode_traces(conn, tenant, others[:CONTRAST_EPISODES]).values():
+    for trace in learning.episode_traces(conn, tenant, others[:CONTRAST_EPISODES]).values():
         if trace["succeeded"] is None or not trace["calls"]:
             continue
         tool, text, _, _ = trace["calls"][-1]
@@ -290,7 +298,7 @@ def _relevance(
     opening = _opening_messages(rows)
     pattern = {row.delta_id: credit_rules.call_pattern(row.tool_name, row.tool_args, opening) for row in calls}
     history.append(((terminal.tool_name, terminal.text or ""), set(pattern.values()), reward > 0))
-    failed = _failed_calls(rows, parents)
+    failed = _failed_calls(learning, rows, parents)
     went_through = {(row.tool_name, row.text or "") for row in calls if row.delta_id not in failed}
     effects = credit_rules.step_effects(history)
     sign = 1.0 if reward > 0 else -1.0
@@ -313,13 +321,13 @@ def _relevance(
     return found
 
 
-def _failed_calls(rows: list[Any], parents: dict[str, tuple[str, ...]]) -> set[str]:
+def _failed_calls(learning: LearningRepository, rows: list[Any], parents: dict[str, tuple[str, ...]]) -> set[str]:
     """Delta ids of the calls whose every result reports a failure."""
     calls = {row.delta_id for row in rows if row.kind == "tool_call"}
     answers = [
         ([p for p in parents.get(row.delta_id, ()) if p in calls], row.meta or {}) for row in rows if row.kind == "tool_result"
     ]
-    return store.failed_calls(answers)
+    return learning.failed_calls(answers)
 
 
 def _opening_messages(rows: list[Any]) -> list[str]:
@@ -336,21 +344,3 @@ def _opening_messages(rows: list[Any]) -> list[str]:
 def _check_reward(reward: float) -> None:
     if isinstance(reward, bool) or not isinstance(reward, (int, float)) or not -1.0 <= reward <= 1.0:
         raise InvalidQueryError("reward", f"must be a number in [-1, 1], got {reward!r}")
-
-
-def _item(row: dict[str, Any]) -> ReviewItem:
-    def when(value: float | None) -> datetime | None:
-        return None if value is None else datetime.fromtimestamp(value, timezone.utc)
-
-    return ReviewItem(
-        id=row["id"],
-        tenant=row["tenant"],
-        kind=row["kind"],
-        delta_id=row["delta_id"],
-        event_id=row["event_id"],
-        reason=row["reason"],
-        payload=row["payload"] or {},
-        created=when(row["created"]),
-        resolved_at=when(row["resolved_at"]),
-        resolution=row["resolution"],
-    )

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+from sqlalchemy import Connection
 
 from deltacore.errors import InvalidQueryError, NotFoundError
 from deltacore.model import PropagationReport
-from deltacore.storage import learning_store as store
+from deltacore.delta.repositories import PropagationStore
 
 POISON, CONTRADICTION, DRIFT = "poison", "contradiction", "drift"
 EXCEPTIONS = (POISON, CONTRADICTION, DRIFT)
@@ -85,36 +86,36 @@ class Propagator:
     demotion, a ``<EXCEPTION>_PROPAGATED`` system event, and a bumped tenant version so that no
     cached result built before it is served again."""
 
-    def __init__(self, sql: Any) -> None:
-        self._sql = sql
+    def __init__(self, store: PropagationStore) -> None:
+        self._store = store
 
     def propagate(self, delta_id: str, exception: str, reason: str | None = None) -> PropagationReport:
         if exception not in EXCEPTIONS:
             raise InvalidQueryError("exception", f"must be one of {', '.join(EXCEPTIONS)}, got {exception!r}")
-        with self._sql.writer() as conn:
+        with self._store.writer() as conn:
             report = self.apply(conn, delta_id, exception, reason)
         if report is None:
             raise NotFoundError(f"no delta or event with id {delta_id!r}")
         return report
 
     def apply(
-        self, conn: Any, delta_id: str, exception: str, reason: str | None = None, now: float | None = None
+        self, conn: Connection, delta_id: str, exception: str, reason: str | None = None, now: float | None = None
     ) -> PropagationReport | None:
         """The rule for ``exception`` at ``delta_id`` inside the caller's transaction (the E01
         playbook taints in the same transaction that quarantines). None if there is no such delta."""
         now = time.time() if now is None else now
-        origin = store.delta_states(conn, [delta_id]).get(delta_id)
+        origin = self._store.delta_states(conn, [delta_id]).get(delta_id)
         if origin is None:
             return None
         children: dict[str, list[tuple[str, str]]] = {}
         frontier = [delta_id]
         seen = {delta_id}
         while frontier:
-            found = store.children_with_relation(conn, frontier)
+            found = self._store.children_with_relation(conn, frontier)
             children.update(found)
             frontier = [c for pairs in found.values() for c, _ in pairs if c not in seen]
             seen.update(frontier)
-        states = store.delta_states(conn, list(seen))
+        states = self._store.delta_states(conn, list(seen))
         tool_of = {node: state.tool_name for node, state in states.items()}
         order = [node for node in marked(exception, delta_id, children, tool_of=tool_of) if node in states]
         flag = FLAG[exception]
@@ -124,16 +125,16 @@ class Propagator:
             if flag not in flags:
                 flags.append(flag)
             if exception in ZEROES_UTILITY:
-                store.set_utility(
+                self._store.set_utility(
                     conn, node, state.tenant, predicted=state.utility, new=0.0, source="propagation", now=now, flags=flags
                 )
             else:
-                store.set_delta_flags(conn, node, flags)
-        self._sql.log_system_event(
+                self._store.set_delta_flags(conn, node, flags)
+        self._store.log_system_event(
             conn,
             origin.tenant,
             f"{exception.upper()}_PROPAGATED",
             {"origin": delta_id, "flag": flag, "marked": order, "reason": reason},
         )
-        self._sql.bump_version(conn, origin.tenant)
+        self._store.bump_version(conn, origin.tenant)
         return PropagationReport(tenant=origin.tenant, origin=delta_id, exception=exception, flag=flag, marked=order)

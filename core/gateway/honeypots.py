@@ -16,11 +16,13 @@ import secrets
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
+from sqlalchemy import Connection
 
-from deltacore.embedding import embed_texts
+from deltacore.delta.repositories import Transactions
+from deltacore.embedding import Embedder, embed_texts
 from deltacore.trust_policy import TrustPolicy
 
 _ALPHABET = "bcdfghjklmnpqrstvwxz"
@@ -41,10 +43,21 @@ def canary_id(tenant: str, number: int) -> str:
     return hashlib.sha1(f"honeypot:{tenant}:{number}".encode()).hexdigest()[:32]
 
 
+class CanaryStore(Protocol):
+    """Where canaries are kept (``deltacore.storage.trust_store.HoneypotRepository``)."""
+
+    def honeypots(self, conn: Connection, tenant: str) -> tuple[list[str], list[str], np.ndarray]:
+        """(ids, texts, vectors) of a tenant's canaries."""
+        ...
+
+    def plant_honeypots(self, conn: Connection, rows: list[dict[str, Any]]) -> None: ...
+
+
 class Honeypots:
     """Plants and holds each tenant's canaries (cached per process)."""
 
-    def __init__(self, store: Any, policy: TrustPolicy, embedder: Any) -> None:
+    def __init__(self, database: Transactions, store: CanaryStore, policy: TrustPolicy, embedder: Embedder) -> None:
+        self._database = database
         self._store = store
         self._policy = policy
         self._embedder = embedder
@@ -74,7 +87,7 @@ class Honeypots:
                 }
                 for number, (text, vector) in enumerate(zip(texts, vectors))
             ]
-            with self._store.sql.writer() as conn:
+            with self._database.writer() as conn:
                 if not self._store.honeypots(conn, tenant)[0]:
                     self._store.plant_honeypots(conn, rows)
             with self._lock:
@@ -88,7 +101,7 @@ class Honeypots:
                 cached = None  # none planted when last read: another process may have planted since
         if cached is not None:
             return cached
-        with self._store.sql.reader() as conn:
+        with self._database.reader() as conn:
             ids, texts, vectors = self._store.honeypots(conn, tenant)
         if not ids:
             # Cached for a minute (planting here clears it): a tenant without canaries must not

@@ -3,36 +3,65 @@ and reputation learned from outcomes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
+
+from sqlalchemy import Connection
+
+from deltacore.delta.repositories import Transactions
 
 from deltacore.errors import InvalidQueryError
 from deltacore.gateway.admission import UNVERIFIED_CHANNELS
 from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.scoring import BLACKLISTED
-from deltacore.model import Channel, Event, Namespace, QuarantineReview, SecurityEvent
+from deltacore.model import Channel, Event, Namespace, OutcomeReport, QuarantineReview, SecurityEvent
 
 VERDICTS = ("release", "release_unverified", "confirm", "delete")
 
 
+class QuarantineStore(Protocol):
+    """What the desk reads and changes (``deltacore.storage.trust_store.TrustStore``: the
+    quarantine, reputation and security-log repositories)."""
+
+    def quarantined_events(self, conn: Connection, tenant: str, limit: int) -> list[Event]: ...
+
+    def namespaces(self, conn: Connection, tenant: str, event_ids: Sequence[str]) -> dict[str, tuple[str, str, str | None]]:
+        """(namespace, channel, source) of each event."""
+        ...
+
+    def set_namespace(
+        self, conn: Connection, tenant: str, event_ids: Sequence[str], namespace: Namespace, only_from: Namespace | None = None
+    ) -> list[str]: ...
+
+    def reputations(self, conn: Connection, tenant: str, sources: Iterable[str]) -> dict[str, tuple[float, str]]: ...
+
+    def adjust_reputation(
+        self, conn: Connection, tenant: str, source: str, change: float, initial: float, *, status: str | None = None,
+        quarantined: int = 0, blocked: int = 0,
+    ) -> tuple[float, str]: ...
+
+    def log(self, conn: Connection, rows: list[dict[str, Any]]) -> None: ...
+
+    def security_events(self, tenant: str | None, since: float | None, kind: str | None, limit: int) -> list[SecurityEvent]: ...
+
+
 class QuarantineDesk:
-    def __init__(self, store: Any, policy: TrustPolicy) -> None:
+    def __init__(self, database: Transactions, store: QuarantineStore, policy: TrustPolicy) -> None:
+        self._database = database
         self._store = store
         self._policy = policy
 
     def pending(self, tenant: str, limit: int) -> list[Event]:
-        from deltacore.storage.records import event_from_row
-
-        with self._store.sql.reader() as conn:
-            return [event_from_row(row) for row in self._store.quarantined_events(conn, tenant, limit)]
+        with self._database.reader() as conn:
+            return self._store.quarantined_events(conn, tenant, limit)
 
     def review(self, event_ids: list[str], verdict: str, tenant: str) -> QuarantineReview:
         if verdict not in VERDICTS:
             raise InvalidQueryError("verdict", f"unknown verdict {verdict!r}; use one of {', '.join(VERDICTS)}")
         if isinstance(event_ids, str):
             event_ids = [event_ids]
-        with self._store.sql.writer() as conn:
+        with self._database.writer() as conn:
             found = self._store.namespaces(conn, tenant, event_ids)
             held = [i for i in event_ids if i in found and found[i][0] == Namespace.QUARANTINE.value]
             missing = [i for i in event_ids if i not in held]
@@ -68,33 +97,18 @@ class QuarantineDesk:
             since = (since if since.tzinfo else since.replace(tzinfo=timezone.utc)).timestamp()
         elif since is not None and not isinstance(since, (int, float)):
             raise InvalidQueryError("since", "give a datetime or unix seconds")
-        rows = self._store.security_events(tenant, since, kind, limit)
-        return [
-            SecurityEvent(
-                id=row["id"],
-                ts=datetime.fromtimestamp(row["ts"], timezone.utc),
-                tenant=row["tenant"],
-                kind=row["kind"],
-                source=row["source"],
-                event_id=row["event_id"],
-                score=row["score"],
-                action=row["action"],
-                reasons=tuple(row["reasons"] or ()),
-                payload=row["payload"] or {},
-            )
-            for row in rows
-        ]
+        return self._store.security_events(tenant, since, kind, limit)
 
     def reputation(self, source: str, tenant: str) -> float:
-        with self._store.sql.reader() as conn:
+        with self._database.reader() as conn:
             known = self._store.reputations(conn, tenant, [source])
         return known.get(source, (self._policy.initial_reputation, "ok"))[0]
 
-    def learn_from_outcome(self, report: Any) -> None:
+    def learn_from_outcome(self, report: OutcomeReport) -> None:
         """Sources whose memories led to success gain reputation; to failure, lose it."""
         if not self._policy.enabled or not report.updates or self._policy.outcome_rate == 0:
             return
-        with self._store.sql.writer() as conn:
+        with self._database.writer() as conn:
             found = self._store.namespaces(conn, report.tenant, [u.event_id for u in report.updates])
             change: dict[str, float] = {}
             for update in report.updates:

@@ -20,41 +20,52 @@ that turns hostile, or an attacker patient enough to build one — docs/security
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Protocol
 
-from sqlalchemy import func, select
+from sqlalchemy import Connection
 
 from deltacore.trust_policy import TrustPolicy
-from deltacore.model import Namespace
-from deltacore.storage.tables import events, source_reputation
 
 DAY_SECONDS = 86_400.0
 
 
-def newcomer_sources(conn: Any, policy: TrustPolicy, tenant: str, sources: set[str]) -> set[str]:
+class StandingReads(Protocol):
+    """What a source's standing is read from (``deltacore.storage.trust_store.ReputationRepository``)."""
+
+    def reputations_of(self, conn: Connection, tenant: str, sources: Iterable[str]) -> dict[str, float]: ...
+
+    def stored_count(self, conn: Connection, tenant: str, source: str, cap: int) -> int: ...
+
+    def stored_span(self, conn: Connection, tenant: str, source: str) -> tuple[float | None, float | None]: ...
+
+
+def newcomer_sources(
+    conn: Connection, policy: TrustPolicy, tenant: str, sources: set[str], reads: StandingReads | None = None
+) -> set[str]:
     """The sources among ``sources`` without standing in ``tenant``."""
     if not policy.newcomer_events or not sources:
         return set()
-    reputations = {
-        row.source: float(row.reputation)
-        for row in conn.execute(
-            select(source_reputation.c.source, source_reputation.c.reputation).where(
-                source_reputation.c.tenant == tenant, source_reputation.c.source.in_(sorted(sources))
-            )
-        )
+    reads = reads if reads is not None else _default_reads()
+    reputations = reads.reputations_of(conn, tenant, sources)
+    return {
+        s for s in sources if not _has_standing(reads, conn, policy, tenant, s, reputations.get(s, policy.initial_reputation))
     }
-    return {s for s in sources if not _has_standing(conn, policy, tenant, s, reputations.get(s, policy.initial_reputation))}
 
 
-def _has_standing(conn: Any, policy: TrustPolicy, tenant: str, source: str, reputation: float) -> bool:
+def _default_reads() -> StandingReads:
+    # Standing's reads need only a connection: the repository holds no state of its own.
+    from deltacore.storage.trust_store import ReputationRepository
+
+    return ReputationRepository()
+
+
+def _has_standing(reads: StandingReads, conn: Connection, policy: TrustPolicy, tenant: str, source: str, reputation: float) -> bool:
     if reputation >= policy.initial_reputation + policy.standing_earned and policy.standing_earned > 0:
         return True
     if reputation < policy.standing_reputation:
         return False
-    stored = (events.c.tenant == tenant, events.c.source == source, events.c.namespace != Namespace.QUARANTINE.value)
-    # Counting stops at the threshold: a source with standing may have millions of memories.
-    capped = select(events.c.id).where(*stored).limit(policy.newcomer_events).subquery()
-    if int(conn.execute(select(func.count()).select_from(capped)).scalar_one()) < policy.newcomer_events:
+    if reads.stored_count(conn, tenant, source, policy.newcomer_events) < policy.newcomer_events:
         return False
-    first, latest = conn.execute(select(func.min(events.c.ts), func.max(events.c.ts)).where(*stored)).one()
-    return first is not None and (float(latest) - float(first)) >= policy.standing_days * DAY_SECONDS
+    first, latest = reads.stored_span(conn, tenant, source)
+    return first is not None and latest is not None and (latest - first) >= policy.standing_days * DAY_SECONDS

@@ -40,8 +40,10 @@ from deltacore.delta.drift import MIGRATION_FAILED, SCHEMA_DRIFT
 from deltacore.delta.migration import interface_signature
 from deltacore.delta.utility import decayed_utility
 from deltacore.model import Decision
-from deltacore.storage import decision_store, drift_store, learning_store
-from deltacore.storage.sql_store import SQLStore
+from deltacore.storage.database import Database
+from deltacore.storage.decision_store import DecisionRepository
+from deltacore.storage.drift_store import DriftRepository
+from deltacore.storage.learning_store import result_failed
 
 RECENCY = 0.6
 """Weight factor per newer episode (with evidence) of the same decision. With 0.6, one failure
@@ -94,8 +96,17 @@ class _Group:
 
 
 class DecisionRecall:
-    def __init__(self, sql: SQLStore, embed_one: Callable[[str], np.ndarray], decay_rate_per_hour: float) -> None:
-        self._sql = sql
+    def __init__(
+        self,
+        database: Database,
+        decisions: DecisionRepository,
+        drift: DriftRepository,
+        embed_one: Callable[[str], np.ndarray],
+        decay_rate_per_hour: float,
+    ) -> None:
+        self._database = database
+        self._decisions = decisions
+        self._drift = drift
         self._embed_one = embed_one
         self._decay = decay_rate_per_hour
 
@@ -115,15 +126,15 @@ class DecisionRecall:
         now = time.time()
         query = np.asarray(self._embed_one(context), dtype=np.float32)
         query = query / (float(np.linalg.norm(query)) or 1.0)
-        with self._sql.reader() as conn:
-            heads = decision_store.tool_call_heads(conn, tenant, tool=tool, agent_id=agent_id, limit=MAX_CANDIDATES)
+        with self._database.reader() as conn:
+            heads = self._decisions.tool_call_heads(conn, tenant, tool=tool, agent_id=agent_id, limit=MAX_CANDIDATES)
             if not heads:
                 return []
-            openers = decision_store.episode_openers(conn, tenant, [h.episode_id for h in heads if h.episode_id])
+            openers = self._decisions.episode_openers(conn, tenant, [h.episode_id for h in heads if h.episode_id])
             loose = [h.event_id for h in heads if not h.episode_id or h.episode_id not in openers]
-            parents = decision_store.first_parents(conn, loose)
+            parents = self._decisions.first_parents(conn, loose)
             anchor_of = {h.event_id: _anchor(h, openers, parents) for h in heads}
-            anchors = decision_store.texts_and_vectors(conn, list(set(anchor_of.values())))
+            anchors = self._decisions.texts_and_vectors(conn, list(set(anchor_of.values())))
             similarity_of = {
                 anchor: float(np.clip(vector @ query, -1.0, 1.0)) if vector is not None and len(vector) == len(query) else 0.0
                 for anchor, (_, vector) in anchors.items()
@@ -132,17 +143,17 @@ class DecisionRecall:
             # and cost a read each. Heads are newest first, so ties keep the recent ones.
             ranked = sorted(dict.fromkeys(anchor_of.values()), key=lambda a: -similarity_of.get(a, 0.0))
             kept = {a for a in ranked[:MAX_SITUATIONS] if similarity_of.get(a, 0.0) >= min_similarity}
-            rows = decision_store.tool_calls(conn, [h.event_id for h in heads if anchor_of[h.event_id] in kept])
+            rows = self._decisions.tool_calls(conn, [h.event_id for h in heads if anchor_of[h.event_id] in kept])
             episodes = [row.episode_id for row in rows if row.episode_id]
             delta_ids = [row.delta_id for row in rows]
-            results = decision_store.call_results(conn, delta_ids)
-            learned = decision_store.learning_evidence(conn, delta_ids)
-            outcomes = decision_store.episode_outcomes(conn, tenant, episodes)
+            results = self._decisions.call_results(conn, delta_ids)
+            learned = self._decisions.learning_evidence(conn, delta_ids)
+            outcomes = self._decisions.episode_outcomes(conn, tenant, episodes)
             tools = sorted({row.tool_name for row in rows if row.tool_name})
-            current = drift_store.current_hashes(conn, tenant, tools)
-            versions = drift_store.schemas_of_tools(conn, tenant, tools)
+            current = self._drift.current_hashes(conn, tenant, tools)
+            versions = self._drift.schemas_of_tools(conn, tenant, tools)
             drifted = [row.delta_id for row in rows if _fits(row, current, versions) is False]
-            history = drift_store.migrations_of(conn, drifted)
+            history = self._drift.migrations_of(conn, drifted)
         groups: dict[tuple[str | None, Any], _Group] = {}
         for row in rows:
             flags = [f for f in (row.conflict_flags or ()) if f in _CARRIED_FLAGS or f in (SCHEMA_DRIFT, MIGRATION_FAILED)]
@@ -281,7 +292,7 @@ def _errored(results: Any) -> bool:
     """Every result of the call is a failure. A call with a failed and a successful result was
     retried and went through (an identical retry is the same event once de-duplicated): the
     failure was transient and is not evidence against the call."""
-    return bool(results) and all(learning_store.result_failed(meta) for meta in results)
+    return bool(results) and all(result_failed(meta) for meta in results)
 
 
 def _episode_results(groups: dict[Any, _Group], learned: Any, outcomes: dict[str, bool]) -> dict[str, bool]:

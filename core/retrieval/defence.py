@@ -51,15 +51,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import Connection
 
 from deltacore.gateway.consistency import content_words
+from deltacore.gateway.honeypots import Honeypots
 from deltacore.gateway.hearsay import agrees, principal_sources, source_names, spoken_about
 from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.model import Channel, Namespace
-from deltacore.storage.id_lists import in_list
-from deltacore.storage.tables import events, retrievals
+from deltacore.storage.retrieval_reads import retrieval_queries, trust_rows, unit_vectors
 
 Fused = list[tuple[str, float, dict[str, int]]]
 # Channels whose writes are a person's (or a peer agent's) account: the question-side hearsay
@@ -68,7 +68,7 @@ _PEOPLE = frozenset({Channel.USER.value, Channel.PEER.value})
 
 
 class RetrievalDefence:
-    def __init__(self, policy: TrustPolicy, honeypots: Any = None) -> None:
+    def __init__(self, policy: TrustPolicy, honeypots: Honeypots | None = None) -> None:
         self.policy = policy
         self._honeypots = honeypots
 
@@ -82,7 +82,7 @@ class RetrievalDefence:
         return self._honeypots.reached(criteria.tenant, criteria.text, vector, best)
 
     def rerank(
-        self, conn: Any, fused: Fused, for_decision: bool, tenant: str = "default",
+        self, conn: Connection, fused: Fused, for_decision: bool, tenant: str = "default",
         semantic: Sequence[tuple[str, float]] | None = None, query: str | None = None,
     ) -> Fused:
         """The candidates re-weighted (and, for a decision, filtered), best first.
@@ -209,7 +209,7 @@ class RetrievalDefence:
         return weights
 
     def _corroboration(
-        self, conn: Any, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
+        self, conn: Connection, info: dict[str, tuple[str, float, str | None]], for_decision: bool, tenant: str,
         cosines: dict[str, float] | None, details: dict[str, tuple[str | None, str, str]] | None = None,
         demoted: set[str] = frozenset(),  # type: ignore[assignment]
         fetch: _Vectors | None = None,
@@ -293,10 +293,10 @@ class RetrievalDefence:
             )
         }
 
-    def _cones(self, conn: Any, ids: Sequence[str]) -> dict[str, float]:
+    def _cones(self, conn: Connection, ids: Sequence[str]) -> dict[str, float]:
         policy = self.policy
         queries: dict[str, list[str]] = {}
-        for event_id, query in conn.execute(_RETRIEVAL_QUERIES, {"ids": list(ids)}).all():
+        for event_id, query in retrieval_queries(conn, ids):
             if len(queries.setdefault(event_id, [])) < 20:
                 queries[event_id].append(query)
         weights = {}
@@ -311,24 +311,12 @@ class RetrievalDefence:
         return weights
 
 
-# Built once: the defence runs on every query (see SQLStore's read statements for why).
-_TRUST_INFO = select(
-    events.c.id, events.c.namespace, events.c.trust, events.c.source, events.c.actor, events.c.text, events.c.channel
-).where(in_list(events.c.id))
-_VECTORS = select(events.c.id, events.c.embedding).where(in_list(events.c.id), events.c.embedding.is_not(None))
-_RETRIEVAL_QUERIES = (
-    select(retrievals.c.event_id, retrievals.c.query)
-    .where(in_list(retrievals.c.event_id), retrievals.c.query.is_not(None))
-    .order_by(retrievals.c.id.desc())
-)
-
-
 def _trust_info(
-    conn: Any, ids: Sequence[str]
+    conn: Connection, ids: Sequence[str]
 ) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str, str]]]:
     """(namespace, trust, source) and (actor, text, channel) of each candidate."""
     found, details = {}, {}
-    for row in conn.execute(_TRUST_INFO, {"ids": list(ids)}).all():
+    for row in trust_rows(conn, ids):
         found[row.id] = (row.namespace, float(row.trust), row.source)
         details[row.id] = (row.actor, row.text, row.channel)
     return found, details
@@ -337,7 +325,7 @@ def _trust_info(
 class _Vectors:
     """Unit vectors of candidates, fetched on demand and kept for the rest of one query."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
         self._found: dict[str, np.ndarray] = {}
         self._asked: set[str] = set()
@@ -345,16 +333,6 @@ class _Vectors:
     def __call__(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         missing = [i for i in dict.fromkeys(ids) if i not in self._asked]
         if missing:
-            self._found.update(_vectors(self._conn, missing))
+            self._found.update(unit_vectors(self._conn, missing))
             self._asked.update(missing)
         return self._found
-
-
-def _vectors(conn: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    rows = conn.execute(_VECTORS, {"ids": list(ids)}).all()
-    if not rows:
-        return {}
-    matrix = np.frombuffer(b"".join(row.embedding for row in rows), dtype=np.float32).reshape(len(rows), -1)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return dict(zip((row.id for row in rows), matrix / norms))

@@ -6,15 +6,13 @@ tenant), so a capitalised word that names nothing stored never narrows a search.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import Connection, bindparam, exists, literal, select, union_all
+from sqlalchemy import Connection
 
 from deltacore.delta.mentions import TimeRange, asks_when, explicit_time_range, mentioned_names, wants_recent
 from deltacore.storage.fulltext import query_terms
-from deltacore.storage.tables import event_entities, mentions
+from deltacore.storage.retrieval_reads import known_names
 
 
 @dataclass(frozen=True)
@@ -58,32 +56,9 @@ def known_entities(conn: Connection, tenant: str, text: str, terms: tuple[str, .
     if not candidates:
         return ()
     capitalised_set = set(capitalised)
-    parameters = {"tenant": tenant, **{f"n{i}": name for i, name in enumerate(candidates)}}
     found = set()
-    for i, speaker, mentioned, listed in conn.execute(_known_names_statement(len(candidates)), parameters):
+    for i, speaker, mentioned, listed in known_names(conn, tenant, candidates):
         name = candidates[i]
         if listed or speaker or (mentioned and name in capitalised_set):
             found.add(name)
     return tuple(name for name in candidates if name in found)
-
-
-@functools.lru_cache(maxsize=None)
-def _known_names_statement(count: int) -> Any:
-    """Per candidate name ``n<i>``: (i, a speaker?, mentioned at all?, listed as an entity?).
-
-    Three index seeks per name (``EXISTS`` stops at the first row), whatever the number of
-    memories that mention it; built once per number of names.
-    """
-    tenant = bindparam("tenant")
-    rows = []
-    for i in range(count):
-        name = bindparam(f"n{i}")
-        rows.append(
-            select(
-                literal(i).label("i"),
-                exists().where(mentions.c.tenant == tenant, mentions.c.name == name, mentions.c.role == "actor").label("speaker"),
-                exists().where(mentions.c.tenant == tenant, mentions.c.name == name).label("mentioned"),
-                exists().where(event_entities.c.tenant == tenant, event_entities.c.entity == name).label("listed"),
-            )
-        )
-    return rows[0] if count == 1 else union_all(*rows)

@@ -15,7 +15,7 @@ No length limit either (SQLite's bound-variable limit chunked the expanding form
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import Boolean, Text, TypeDecorator, bindparam
@@ -74,3 +74,11 @@ def _in_json_each(element: InList, compiler: Any, **kw: Any) -> str:
 @compiles(InList, "postgresql")
 def _in_array(element: InList, compiler: Any, **kw: Any) -> str:
     return f"{compiler.process(element.column, **kw)} = ANY({compiler.process(element.param, **kw)})"
+
+
+def chunks(items: Iterable[Any], size: int = 500) -> Iterator[list[Any]]:
+    """``items`` in lists of ``size``: the statements that still use an expanding ``IN`` stay
+    under SQLite's bound-variable limit."""
+    items = list(items)
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

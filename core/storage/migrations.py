@@ -1,6 +1,6 @@
 """Append-only schema migrations, run by the explicit, idempotent ``setup()``.
 
-Each migration is a function of a connection and the dialect name. Never edit one that has
+Each migration is a function of a connection and the :class:`Dialect`. Never edit one that has
 shipped: add a new one at the end. ``dc_store_meta.schema_version`` records how many ran.
 """
 
@@ -10,20 +10,21 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, inspect, select, text
 
+from deltacore.storage.dialect import Dialect
 from deltacore.storage.tables import store_meta
 
 
-def _create_tables(conn: Connection, dialect: str) -> None:
+def _create_tables(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage import tables
 
     for table in (tables.events, tables.deltas, tables.delta_links, tables.event_entities, tables.outbox, tables.system_events):
         table.create(conn, checkfirst=True)
 
 
-def _full_text_index(conn: Connection, dialect: str) -> None:
+def _full_text_index(conn: Connection, dialect: Dialect) -> None:
     # The full-text index lives in the database so that deleting a row deletes its index
     # entry in the same transaction (triggers on SQLite, a generated column on PostgreSQL).
-    if dialect == "sqlite":
+    if dialect.full_text == "fts5":
         conn.exec_driver_sql(
             "CREATE VIRTUAL TABLE IF NOT EXISTS dc_events_fts USING fts5("
             "text, content='dc_events', content_rowid='seq', tokenize='porter unicode61')"
@@ -41,7 +42,7 @@ def _full_text_index(conn: Connection, dialect: str) -> None:
             "INSERT INTO dc_events_fts(dc_events_fts, rowid, text) VALUES ('delete', old.seq, old.text); "
             "INSERT INTO dc_events_fts(rowid, text) VALUES (new.seq, new.text); END"
         )
-    elif dialect == "postgresql":
+    elif dialect.full_text == "tsvector":
         conn.exec_driver_sql(
             "ALTER TABLE dc_events ADD COLUMN IF NOT EXISTS tsv tsvector "
             "GENERATED ALWAYS AS (to_tsvector('english', text)) STORED"
@@ -49,14 +50,14 @@ def _full_text_index(conn: Connection, dialect: str) -> None:
         conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_events_tsv ON dc_events USING GIN (tsv)")
 
 
-def _tool_schemas_and_retrievals(conn: Connection, dialect: str) -> None:
+def _tool_schemas_and_retrievals(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import retrievals, tool_schemas
 
     tool_schemas.create(conn, checkfirst=True)
     retrievals.create(conn, checkfirst=True)
 
 
-def _mentions_and_time(conn: Connection, dialect: str) -> None:
+def _mentions_and_time(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import mentions
 
     mentions.create(conn, checkfirst=True)
@@ -65,7 +66,7 @@ def _mentions_and_time(conn: Connection, dialect: str) -> None:
         conn.exec_driver_sql("ALTER TABLE dc_events ADD COLUMN has_time INTEGER NOT NULL DEFAULT 0")
 
 
-def _tenant_versions(conn: Connection, dialect: str) -> None:
+def _tenant_versions(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import tenants
 
     tenants.create(conn, checkfirst=True)
@@ -76,26 +77,26 @@ def _tenant_versions(conn: Connection, dialect: str) -> None:
     )
 
 
-def _learning(conn: Connection, dialect: str) -> None:
+def _learning(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import review_queue, utility_updates
 
     utility_updates.create(conn, checkfirst=True)
     review_queue.create(conn, checkfirst=True)
 
 
-def _episode_index(conn: Connection, dialect: str) -> None:
+def _episode_index(conn: Connection, dialect: Dialect) -> None:
     # The write path looks up the latest step of each episode; without this it scans all deltas.
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_deltas_episode ON dc_deltas (tenant, episode_id, ts)")
 
 
-def _schema_drift(conn: Connection, dialect: str) -> None:
+def _schema_drift(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import delta_migrations, tool_current
 
     tool_current.create(conn, checkfirst=True)
     delta_migrations.create(conn, checkfirst=True)
 
 
-def _trust_gateway(conn: Connection, dialect: str) -> None:
+def _trust_gateway(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import honeypots, security_events, source_reputation
 
     source_reputation.create(conn, checkfirst=True)
@@ -105,7 +106,7 @@ def _trust_gateway(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_events_source ON dc_events (tenant, source, ts)")
 
 
-def _folded_subject_index(conn: Connection, dialect: str) -> None:
+def _folded_subject_index(conn: Connection, dialect: Dialect) -> None:
     # The gateway's consistency check looks up what trusted memories say about a subject,
     # case-insensitively; without an index on lower(subject) it scans the tenant's deltas on
     # every write (13 ms per lookup at 100k memories).
@@ -114,13 +115,13 @@ def _folded_subject_index(conn: Connection, dialect: str) -> None:
     )
 
 
-def _about_tokens(conn: Connection, dialect: str) -> None:
+def _about_tokens(conn: Connection, dialect: Dialect) -> None:
     # A second full-text column, ``about`` (entity and has_time tokens, deltacore.storage.fulltext):
     # "Quentin's memories that mention the licence checker" becomes one FTS5 intersection instead
     # of a join of every text match. PostgreSQL ranks with its own planner and only gets the column.
     if "about" not in {c["name"] for c in inspect(conn).get_columns("dc_events")}:
         conn.exec_driver_sql("ALTER TABLE dc_events ADD COLUMN about TEXT")
-    if dialect != "sqlite":
+    if not dialect.keeps_about_column:
         return
     from deltacore.storage.fulltext import about_text
 
@@ -162,27 +163,27 @@ def _about_tokens(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("INSERT INTO dc_events_fts(dc_events_fts) VALUES ('rebuild')")
 
 
-def _mention_role_index(conn: Connection, dialect: str) -> None:
+def _mention_role_index(conn: Connection, dialect: Dialect) -> None:
     # Every query asks which of its words are known names (and which are speakers): one index
     # seek per word with the role in the index, instead of reading every mention of a common
     # word ("deploy": 8,000 rows, ~20 ms at 100k memories).
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_dc_mentions_role ON dc_mentions (tenant, name, role)")
 
 
-def _drop_mention_lookup_index(conn: Connection, dialect: str) -> None:
+def _drop_mention_lookup_index(conn: Connection, dialect: Dialect) -> None:
     # (tenant, name) is a prefix of the role index above: the older index answered nothing it
     # cannot, and every mention written updated both.
     conn.exec_driver_sql("DROP INDEX IF EXISTS ix_dc_mentions_lookup")
 
 
 
-def _after_commit_journal(conn: Connection, dialect: str) -> None:
+def _after_commit_journal(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import after_commit_journal
 
     after_commit_journal.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Callable[[Connection, str], None]] = [
+MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _create_tables,
     _full_text_index,
     _tool_schemas_and_retrievals,
@@ -202,11 +203,11 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
 
 def run_migrations(engine: Engine) -> int:
     """Bring the schema up to date; safe to call from many processes at once. Returns the version."""
-    dialect = engine.dialect.name
+    dialect = Dialect.of(engine)
     # SQLite: a write transaction from the start (BEGIN IMMEDIATE, see engine_factory), which
     # waits for the write lock; a deferred one fails at once when another process is writing.
     with engine.connect() as conn, conn.execution_options(dc_write=True).begin():
-        if dialect == "postgresql":
+        if dialect.advisory_locks:
             # Serialise concurrent setup() calls of several processes on one database.
             conn.execute(text("SELECT pg_advisory_xact_lock(7305188031)"))
         store_meta.create(conn, checkfirst=True)

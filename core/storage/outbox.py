@@ -58,7 +58,7 @@ class OutboxApplier:
 
     def _drain_batch(self) -> int:
         with self._sql.reader() as conn, conn.begin():
-            if self._sql.dialect == "postgresql":
+            if self._sql.dialect.advisory_locks:
                 conn.execute(select(func.pg_advisory_xact_lock(_DRAIN_LOCK_KEY)))
             rows = conn.execute(
                 select(outbox.c.id, outbox.c.tenant, outbox.c.event_id).order_by(outbox.c.id).limit(self._batch_size)
@@ -67,9 +67,9 @@ class OutboxApplier:
                 return 0
             self._apply(conn, rows)
             row_ids = [row.id for row in rows]
-            if self._sql.dialect == "postgresql":
+            if self._sql.dialect.advisory_locks:
                 conn.execute(delete(outbox).where(outbox.c.id.in_(row_ids)))
-        if self._sql.dialect != "postgresql":
+        if not self._sql.dialect.advisory_locks:
             # SQLite: only the owning process drains, so deleting in a separate short write
             # transaction is safe and keeps the write lock off the Chroma round trip.
             with self._sql.writer() as write_conn:

@@ -1,4 +1,7 @@
-"""Rows to records: the one mapping from stored rows to the public model classes."""
+"""Rows to records: the one mapping from stored rows to the public model classes.
+
+Every record built from a stored row is built here: ``Event``, ``Delta``, ``SecurityEvent`` and
+``ReviewItem``; timestamps become UTC datetimes in one place."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from deltacore.model import Delta, Event, EventKind, Namespace
+from deltacore.model import Delta, Event, EventKind, Namespace, ReviewItem, SecurityEvent
 
 
 def delta_from_row(row: Any, parents: Mapping[str, Sequence[str]], utility: float) -> Delta:
@@ -59,3 +62,39 @@ def event_from_row(row: Any) -> Event:
         entities=tuple(row.entities or ()),
         meta=row.meta or {},
     )
+
+
+def security_event_from_row(row: Any) -> SecurityEvent:
+    row = row._mapping if hasattr(row, "_mapping") else row
+    return SecurityEvent(
+        id=row["id"],
+        ts=datetime.fromtimestamp(row["ts"], timezone.utc),
+        tenant=row["tenant"],
+        kind=row["kind"],
+        source=row["source"],
+        event_id=row["event_id"],
+        score=row["score"],
+        action=row["action"],
+        reasons=tuple(row["reasons"] or ()),
+        payload=row["payload"] or {},
+    )
+
+
+def review_item_from_row(row: Any) -> ReviewItem:
+    row = row._mapping if hasattr(row, "_mapping") else row
+    return ReviewItem(
+        id=row["id"],
+        tenant=row["tenant"],
+        kind=row["kind"],
+        delta_id=row["delta_id"],
+        event_id=row["event_id"],
+        reason=row["reason"],
+        payload=row["payload"] or {},
+        created=_utc(row["created"]),
+        resolved_at=_utc(row["resolved_at"]),
+        resolution=row["resolution"],
+    )
+
+
+def _utc(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, timezone.utc)

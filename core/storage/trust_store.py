@@ -1,4 +1,5 @@
-"""SQL of the trust gateway: source reputation, the security log, quarantine and honeypots.
+"""The trust gateway's repositories: source reputation, the security log, quarantine moves and
+honeypots, and :class:`TrustStore`, the four together.
 
 Statements only; the decisions are made in ``deltacore.gateway``. Every function that changes
 a namespace bumps the tenant's change counter in the same transaction, so the HOT tier (which
@@ -14,8 +15,11 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, and_, delete, exists, func, insert, or_, select, update
 
-from deltacore.model import Namespace
-from deltacore.storage.sql_store import SQLStore, _chunks
+from deltacore.model import Event, Namespace, SecurityEvent
+from deltacore.storage.database import Database
+from deltacore.storage.event_statements import EVENT_COLUMNS
+from deltacore.storage.id_lists import chunks
+from deltacore.storage.records import event_from_row, security_event_from_row
 from deltacore.storage.tables import (
     deltas,
     events,
@@ -26,18 +30,18 @@ from deltacore.storage.tables import (
 )
 
 
-class TrustStore:
-    """Reads and writes the trust tables through a :class:`SQLStore`'s engine."""
+class ReputationRepository:
+    """Per source: reputation and status; what it wrote before; the tool registry and trusted
+    facts the scorer compares a write with. Every statement runs on the connection it is given,
+    so the standing check of the read path uses one without a database (``ReputationRepository()``)."""
 
-    def __init__(self, sql: SQLStore) -> None:
-        self.sql = sql
-
-    # ---- reputation ------------------------------------------------------------------------
+    def __init__(self, database: Database | None = None) -> None:
+        self.database = database
 
     def reputations(self, conn: Connection, tenant: str, sources: Iterable[str]) -> dict[str, tuple[float, str]]:
         """(reputation, status) of each known source."""
         found: dict[str, tuple[float, str]] = {}
-        for chunk in _chunks(list(set(sources)), 500):
+        for chunk in chunks(set(sources)):
             statement = select(source_reputation.c.source, source_reputation.c.reputation, source_reputation.c.status).where(
                 source_reputation.c.tenant == tenant, source_reputation.c.source.in_(chunk)
             )
@@ -154,7 +158,41 @@ class TrustStore:
         statement = select(latest.c.text).where(latest.c.text.like("%?")).order_by(latest.c.ts.desc()).limit(limit)
         return list(conn.execute(statement).scalars())
 
-    # ---- quarantine --------------------------------------------------------------------------
+    # ---- standing (``deltacore.gateway.standing``) -------------------------------------------
+
+    def reputations_of(self, conn: Connection, tenant: str, sources: Iterable[str]) -> dict[str, float]:
+        """Reputation of each known source among ``sources``."""
+        return {
+            row.source: float(row.reputation)
+            for row in conn.execute(
+                select(source_reputation.c.source, source_reputation.c.reputation).where(
+                    source_reputation.c.tenant == tenant, source_reputation.c.source.in_(sorted(sources))
+                )
+            )
+        }
+
+    def stored_count(self, conn: Connection, tenant: str, source: str, cap: int) -> int:
+        """How many stored, not quarantined memories the source has, counted up to ``cap``."""
+        # Counting stops at the threshold: a source with standing may have millions of memories.
+        capped = select(events.c.id).where(*_stored_by(tenant, source)).limit(cap).subquery()
+        return int(conn.execute(select(func.count()).select_from(capped)).scalar_one())
+
+    def stored_span(self, conn: Connection, tenant: str, source: str) -> tuple[float | None, float | None]:
+        """(first, latest) event time of the source's stored, not quarantined memories."""
+        first, latest = conn.execute(select(func.min(events.c.ts), func.max(events.c.ts)).where(*_stored_by(tenant, source))).one()
+        return (None if first is None else float(first)), (None if latest is None else float(latest))
+
+
+def _stored_by(tenant: str, source: str) -> tuple[Any, ...]:
+    return (events.c.tenant == tenant, events.c.source == source, events.c.namespace != Namespace.QUARANTINE.value)
+
+
+class QuarantineRepository:
+    """Moving events (and their deltas) between namespaces; what is held in quarantine."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
 
     def latest_event_ids(self, conn: Connection, tenant: str, source: str, limit: int) -> list[str]:
         statement = (
@@ -170,7 +208,7 @@ class TrustStore:
     ) -> list[str]:
         """Move events (and their deltas) to ``namespace``; returns the ids that changed."""
         changed: list[str] = []
-        for chunk in _chunks(list(event_ids), 500):
+        for chunk in chunks(event_ids):
             condition = and_(events.c.tenant == tenant, events.c.id.in_(chunk), events.c.namespace != namespace.value)
             if only_from is not None:
                 condition = and_(condition, events.c.namespace == only_from.value)
@@ -181,30 +219,35 @@ class TrustStore:
             conn.execute(update(deltas).where(deltas.c.event_id.in_(ids)).values(namespace=namespace.value))
             changed.extend(ids)
         if changed:
-            self.sql._bump_tenants(conn, {tenant: 0})  # cached namespaces (HOT tier) are now stale
+            self.database.bump_tenants(conn, {tenant: 0})  # cached namespaces (HOT tier) are now stale
         return changed
 
     def namespaces(self, conn: Connection, tenant: str, event_ids: Sequence[str]) -> dict[str, tuple[str, str, str | None]]:
         """(namespace, channel, source) of each event."""
         found: dict[str, tuple[str, str, str | None]] = {}
-        for chunk in _chunks(list(event_ids), 500):
+        for chunk in chunks(event_ids):
             statement = select(events.c.id, events.c.namespace, events.c.channel, events.c.source).where(
                 events.c.tenant == tenant, events.c.id.in_(chunk)
             )
             found.update({row.id: (row.namespace, row.channel, row.source) for row in conn.execute(statement)})
         return found
 
-    def quarantined_events(self, conn: Connection, tenant: str, limit: int) -> list[Any]:
-        columns = [c for c in events.c if c.name != "embedding"]
+    def quarantined_events(self, conn: Connection, tenant: str, limit: int) -> list[Event]:
+        """The tenant's quarantined events, oldest first."""
         statement = (
-            select(*columns)
+            select(*EVENT_COLUMNS)
             .where(events.c.tenant == tenant, events.c.namespace == Namespace.QUARANTINE.value)
             .order_by(events.c.ts, events.c.seq)
             .limit(limit)
         )
-        return list(conn.execute(statement))
+        return [event_from_row(row) for row in conn.execute(statement)]
 
-    # ---- security log ------------------------------------------------------------------------
+
+class SecurityLog:
+    """The operator's security log (``dc_security_events``)."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     def log(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
         if rows:
@@ -216,7 +259,7 @@ class TrustStore:
 
     def security_events(
         self, tenant: str | None, since: float | None, kind: str | None, limit: int
-    ) -> list[dict[str, Any]]:
+    ) -> list[SecurityEvent]:
         statement = select(security_events).order_by(security_events.c.id).limit(limit)
         if tenant is not None:
             statement = statement.where(security_events.c.tenant == tenant)
@@ -224,10 +267,15 @@ class TrustStore:
             statement = statement.where(security_events.c.ts >= since)
         if kind is not None:
             statement = statement.where(security_events.c.kind == kind)
-        with self.sql.reader() as conn:
-            return [dict(row._mapping) for row in conn.execute(statement)]
+        with self.database.reader() as conn:
+            return [security_event_from_row(row) for row in conn.execute(statement)]
 
-    # ---- honeypots ----------------------------------------------------------------------------
+
+class HoneypotRepository:
+    """Canary memories (``dc_honeypots``), never in ``dc_events``."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     def honeypots(self, conn: Connection, tenant: str) -> tuple[list[str], list[str], np.ndarray]:
         rows = conn.execute(
@@ -244,3 +292,12 @@ class TrustStore:
 
     def remove_honeypots(self, conn: Connection, tenant: str) -> None:
         conn.execute(delete(honeypots).where(honeypots.c.tenant == tenant))
+
+
+class TrustStore(ReputationRepository, QuarantineRepository, SecurityLog, HoneypotRepository):
+    """The four trust repositories as one object: what the scorer, the E01 playbook and the
+    consistency checks receive. ``sql`` is the store the playbook's taint propagation runs on."""
+
+    def __init__(self, sql: Any) -> None:
+        super().__init__(sql)
+        self.sql = sql

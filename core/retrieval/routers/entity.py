@@ -7,13 +7,11 @@ ranks them, lexically and semantically.
 
 from __future__ import annotations
 
-from sqlalchemy import exists, or_
-
 from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
 from deltacore.retrieval.routers.semantic import semantic_within
 from deltacore.storage.fulltext import about_token
-from deltacore.storage.tables import event_entities, events, mentions
+from deltacore.storage.retrieval_reads import about_entities
 
 
 class EntityRouter:
@@ -24,17 +22,7 @@ class EntityRouter:
         if not entities:
             return []
         tenant = context.criteria.tenant
-        # Tested row by row (EXISTS: a primary-key seek per candidate row) rather than as IN a
-        # list of the entities' events, which SQLite builds in full for every statement that
-        # applies it: for a speaker of 12,000 memories in a 100k store, checking 200 neighbours
-        # or 1,500 recent rows cost ~30% more (measured with benchmarks/read_path_profile.py).
-        about = or_(
-            exists().where(mentions.c.event_id == events.c.id, mentions.c.tenant == tenant, mentions.c.name.in_(entities)),
-            exists().where(
-                event_entities.c.event_id == events.c.id, event_entities.c.tenant == tenant,
-                event_entities.c.entity.in_(entities),
-            ),
-        )
+        about = about_entities(tenant, entities)
         rest = context.analysis.terms_without(set(entities))
         tokens = [about_token(tenant, entity) for entity in entities]
         lexical = lexical_within(context, rest, [about], context.limit, tokens) if rest else []

@@ -17,7 +17,7 @@ from deltacore.retrieval.routers.base import Ranked, SearchContext, rrf_merge
 from deltacore.retrieval.routers.lexical import lexical_within
 from deltacore.retrieval.routers.semantic import semantic_where
 from deltacore.storage.fulltext import timed_token
-from deltacore.storage.tables import events
+from deltacore.storage.retrieval_reads import says_when, within_period
 
 
 class TemporalRouter:
@@ -27,11 +27,11 @@ class TemporalRouter:
         analysis = context.analysis
         if analysis.time_range is not None:
             start, end = analysis.time_range.start.timestamp(), analysis.time_range.end.timestamp()
-            sql = [events.c.ts >= start, events.c.ts < end]
+            sql = within_period(start, end)
             chroma: list[dict[str, Any]] | None = [{"ts": {"$gte": start}}, {"ts": {"$lt": end}}]
             about: list[str] = []
         elif analysis.asks_when:
-            sql = [events.c.has_time == 1]
+            sql = says_when()
             # Only the timed memories among the question's neighbours (no widening, no Chroma
             # filter: the vector index does not keep has_time).
             chroma, about = None, [timed_token(context.criteria.tenant)]
