@@ -15,6 +15,7 @@ Chroma ``where`` and to a test on the HOT tier's cached metadata.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 SCOPE_FIELDS = ("tenant", "agent_id", "user_id", "session_id")
 """The flat fields a :class:`Scope` is given and read as."""
+_SCOPE_SET = frozenset(SCOPE_FIELDS)
 
 
 class Scope(BaseModel):
@@ -78,13 +80,18 @@ class Scoped(BaseModel):
     @model_validator(mode="wrap")
     @classmethod
     def _fold_scope(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
-        if not isinstance(data, Mapping) or not any(name in data for name in SCOPE_FIELDS):
+        if type(data) is not dict:
+            if not isinstance(data, Mapping):
+                return handler(data)  # a record instance, or something pydantic will refuse
+            data = dict(data)
+        given_flat = _SCOPE_SET.intersection(data)
+        if not given_flat:
             return handler(data)
-        data = dict(data)
-        flat = {name: data.pop(name) for name in SCOPE_FIELDS if name in data}
+        flat = {name: data[name] for name in given_flat}
+        data = {key: value for key, value in data.items() if key not in _SCOPE_SET}
         given = data.get("scope")
         if given is None:
-            data["scope"] = flat
+            data["scope"] = _shared_scope(flat) or flat
             try:
                 return handler(data)
             except ValidationError as exc:
@@ -93,10 +100,11 @@ class Scoped(BaseModel):
         current = given.model_dump() if isinstance(given, Scope) else dict(given) if isinstance(given, Mapping) else None
         if current is None:
             return handler(data)  # not a scope at all: pydantic names the field
-        for name, value in flat.items():
-            if name in current and current[name] != value:
-                raise _conflict(cls.__name__, name, current[name], value)
-            current[name] = value
+        for name in SCOPE_FIELDS:
+            if name in flat:
+                if name in current and current[name] != flat[name]:
+                    raise _conflict(cls.__name__, name, current[name], flat[name])
+                current[name] = flat[name]
         data["scope"] = current
         return handler(data)
 
@@ -141,6 +149,30 @@ class Scoped(BaseModel):
     @property
     def session_id(self) -> str | None:
         return self.scope.session_id
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_scope(tenant: str, agent_id: str | None, user_id: str | None, session_id: str | None) -> Scope:
+    return Scope(tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
+
+
+def _shared_scope(flat: dict[str, Any]) -> Scope | None:
+    """One frozen Scope per distinct value, shared by the records in it: rows of one scope are
+    read by the thousand, and validating a nested model for each was most of a record's cost.
+    None when the values are not plain strings (pydantic then validates and reports them)."""
+    tenant = flat.get("tenant", "default")
+    agent_id, user_id, session_id = flat.get("agent_id"), flat.get("user_id"), flat.get("session_id")
+    if (
+        type(tenant) is not str
+        or (agent_id is not None and type(agent_id) is not str)
+        or (user_id is not None and type(user_id) is not str)
+        or (session_id is not None and type(session_id) is not str)
+    ):
+        return None
+    try:
+        return _cached_scope(tenant, agent_id, user_id, session_id)
+    except ValidationError:
+        return None
 
 
 def _relocated(exc: ValidationError) -> ValidationError:
