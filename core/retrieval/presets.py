@@ -20,10 +20,8 @@ ROUTER_NAMES: tuple[RouterName, ...] = tuple(entry.name for entry in ROUTERS)
 AUTO_WEIGHTS: Mapping[RouterName, float] = MappingProxyType({entry.name: entry.weight for entry in ROUTERS})
 """Router -> fusion weight when the query picks it (``routers/registry.py``)."""
 
-_S, _L, _E, _T, _R, _C, _U = (
-    RouterName.SEMANTIC, RouterName.LEXICAL, RouterName.ENTITY, RouterName.TEMPORAL, RouterName.RECENCY,
-    RouterName.CAUSAL, RouterName.UTILITY,
-)
+_SEMANTIC, _LEXICAL, _ENTITY, _TEMPORAL = RouterName.SEMANTIC, RouterName.LEXICAL, RouterName.ENTITY, RouterName.TEMPORAL
+_RECENCY, _CAUSAL, _UTILITY, _BELIEF = RouterName.RECENCY, RouterName.CAUSAL, RouterName.UTILITY, RouterName.BELIEF
 
 
 @dataclass(frozen=True)
@@ -34,18 +32,17 @@ class Preset:
     weights: Mapping[RouterName, float]
 
 
-HYBRID = Preset(PresetName.HYBRID, MappingProxyType({_S: 1.0, _L: 1.0}))
-TEMPORAL = Preset(PresetName.TEMPORAL, MappingProxyType({_S: 1.0, _L: 1.0, _T: 1.5, _R: 0.5}))
-CAUSAL_FIRST = Preset(PresetName.CAUSAL_FIRST, MappingProxyType({_S: 1.0, _L: 1.0, _C: 1.5}))
-ENTITY = Preset(PresetName.ENTITY, MappingProxyType({_S: 1.0, _L: 1.0, _E: 1.5}))
-UTILITY = Preset(PresetName.UTILITY, MappingProxyType({_S: 1.0, _L: 1.0, _U: 1.0}))
-RECENT = Preset(PresetName.RECENT, MappingProxyType({_R: 1.0}))
+HYBRID = Preset(PresetName.HYBRID, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0}))
+TEMPORAL = Preset(PresetName.TEMPORAL, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _TEMPORAL: 1.5, _RECENCY: 0.5}))
+CAUSAL_FIRST = Preset(PresetName.CAUSAL_FIRST, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _CAUSAL: 1.5}))
+ENTITY = Preset(PresetName.ENTITY, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _ENTITY: 1.5}))
+UTILITY = Preset(PresetName.UTILITY, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _UTILITY: 1.0}))
+RECENT = Preset(PresetName.RECENT, MappingProxyType({_RECENCY: 1.0}))
 
 PRESETS: Mapping[str, Mapping[RouterName, float]] = MappingProxyType(
     {preset.name: preset.weights for preset in (HYBRID, TEMPORAL, CAUSAL_FIRST, ENTITY, UTILITY, RECENT)}
 )
 """Preset name -> router weights. Pass a name in ``QueryCriteria.routers``."""
-
 
 
 def _plain(names: object) -> list[str]:
@@ -73,14 +70,14 @@ def choose_routers(criteria: QueryCriteria, analysis: QueryAnalysis) -> dict[Rou
             )
         return weights
     if not criteria.text:
-        return {_R: 1.0}
-    weights = {name: AUTO_WEIGHTS[name] for name in (_S, _L, _C, RouterName.BELIEF)}
+        return {_RECENCY: 1.0}
+    weights = {name: AUTO_WEIGHTS[name] for name in (_SEMANTIC, _LEXICAL, _CAUSAL, _BELIEF)}
     if analysis.entities:
-        weights[_E] = AUTO_WEIGHTS[_E]
+        weights[_ENTITY] = AUTO_WEIGHTS[_ENTITY]
     if analysis.time_range is not None or analysis.asks_when:
-        weights[_T] = AUTO_WEIGHTS[_T]
+        weights[_TEMPORAL] = AUTO_WEIGHTS[_TEMPORAL]
     if analysis.wants_recent:
-        weights[_R] = AUTO_WEIGHTS[_R]
+        weights[_RECENCY] = AUTO_WEIGHTS[_RECENCY]
     if criteria.action is not None or criteria.outcome is not None:
-        weights[_U] = AUTO_WEIGHTS[_U]
+        weights[_UTILITY] = AUTO_WEIGHTS[_UTILITY]
     return weights

@@ -54,7 +54,6 @@ ROUTERS: tuple[RouterEntry, ...] = (
 )
 """The registry, in the order the routers are listed to callers."""
 
-ROUTER_BY_NAME: dict[RouterName, RouterEntry] = {entry.name: entry for entry in ROUTERS}
 STAGE_ONE: tuple[RouterName, ...] = tuple(entry.name for entry in ROUTERS if entry.stage is Stage.FIND)
 STAGE_TWO: tuple[RouterName, ...] = tuple(entry.name for entry in ROUTERS if entry.stage is Stage.EXPAND)
 VECTOR_ROUTERS: frozenset[RouterName] = frozenset(entry.name for entry in ROUTERS if entry.searches_vectors)
