@@ -24,7 +24,7 @@ from typing import Any
 from deltacore.delta.extract import summarize
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError
-from deltacore.model import Event, IngestResult, MemoryPacket
+from deltacore.model import SCOPE_FIELDS, Event, IngestResult, MemoryPacket, Scope
 
 MAX_ID = 128
 """``Event.id``'s length limit."""
@@ -59,7 +59,73 @@ def stable_id(prefix: str, *parts: Any) -> str:
 
 # ---- events ------------------------------------------------------------------------------------
 
-SCOPE_FIELDS = ("tenant", "agent_id", "user_id", "session_id")
+_UNSET_SCOPE = Scope()
+
+
+def adapter_scope(
+    scope: Scope | None = None,
+    *,
+    tenant: str = "default",
+    agent_id: str | None = None,
+    user_id: str | None = None,
+    session_id: str | None = None,
+) -> Scope:
+    """An adapter's scope from its constructor: ``scope=Scope(...)`` or the flat keyword
+    arguments. Both may be given when they agree; a flat argument set to something else than the
+    scope says is a ``ValueError`` naming it."""
+    flat = {"tenant": tenant, "agent_id": agent_id, "user_id": user_id, "session_id": session_id}
+    if scope is None:
+        return Scope(**flat)
+    if not isinstance(scope, Scope):
+        raise TypeError(f"scope must be a deltacore.model.Scope, got {type(scope).__name__}")
+    for name, value in flat.items():
+        if value != getattr(_UNSET_SCOPE, name) and value != getattr(scope, name):
+            raise ValueError(f"{name} is given twice and differs: scope.{name}={getattr(scope, name)!r}, {name}={value!r}")
+    return scope
+
+
+class ScopedAdapter:
+    """An adapter object that holds one :class:`Scope` and reads it as flat attributes, as the
+    hooks and the events they build do (``self.tenant``, ``scope_of(self)``)."""
+
+    scope: Scope
+
+    @property
+    def tenant(self) -> str:
+        return self.scope.tenant
+
+    @property
+    def agent_id(self) -> str | None:
+        return self.scope.agent_id
+
+    @property
+    def user_id(self) -> str | None:
+        return self.scope.user_id
+
+    @property
+    def session_id(self) -> str | None:
+        return self.scope.session_id
+
+
+def unfold_scope(data: Any, agents_field: str | None = None) -> Any:
+    """The constructor input of a framework's pydantic model whose flat scope fields are its
+    configuration: a ``scope=Scope(...)`` given becomes those fields (a flat one that says
+    otherwise is a ``ValueError`` naming it). ``agents_field``: the model's list of agents, for a
+    model that filters by several (the scope's ``agent_id`` becomes a one-item list)."""
+    if not isinstance(data, dict) or data.get("scope") is None:
+        return data
+    data = dict(data)
+    flat = {name: data.pop(name) for name in SCOPE_FIELDS if name in data}
+    scope = adapter_scope(data.pop("scope"), **flat)
+    data.update(tenant=scope.tenant, user_id=scope.user_id, session_id=scope.session_id)
+    if agents_field is None:
+        data["agent_id"] = scope.agent_id
+    elif scope.agent_id is not None:
+        agents = list(data.get(agents_field) or [])
+        if agents and agents != [scope.agent_id]:
+            raise ValueError(f"{agents_field} is given twice and differs: scope.agent_id={scope.agent_id!r}, {agents_field}={agents!r}")
+        data[agents_field] = [scope.agent_id]
+    return data
 
 
 def scope_of(owner: Any, **overrides: Any) -> dict[str, Any]:

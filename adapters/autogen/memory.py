@@ -25,6 +25,8 @@ from pydantic import BaseModel, Field
 from typing_extensions import Self
 
 from deltacore.adapters._shared import (
+    ScopedAdapter,
+    adapter_scope,
     MEMORY_HEADER,
     packet_metadata,
     query_fields,
@@ -36,7 +38,7 @@ from deltacore.adapters._shared import memory_text as format_memories
 from deltacore.embedding import MiniLMEmbedder, default_embedder, embedder_name
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.errors import ConfigurationError, InvalidEventError, InvalidQueryError
-from deltacore.model import Channel, EventKind, MemoryPacket
+from deltacore.model import Channel, EventKind, MemoryPacket, Scope
 from deltacore.testing import FakeEmbedder
 
 FRAMEWORK = "autogen"
@@ -75,7 +77,7 @@ class DeltaCoreMemoryConfig(BaseModel):
     """Token budget of the injected memories (``None`` = only ``top_k`` limits them)."""
 
 
-class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
+class DeltaCoreMemory(ScopedAdapter, Memory, Component[DeltaCoreMemoryConfig]):
     """A DeltaCore store as AutoGen memory, scoped to a tenant / agent / user / session.
 
     ``store`` is an open :class:`DeltaCore` or :class:`AsyncDeltaCore` (the caller keeps
@@ -91,6 +93,7 @@ class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
         store: DeltaCore | AsyncDeltaCore | str | Path,
         *,
         name: str = "deltacore",
+        scope: Scope | None = None,
         tenant: str = "default",
         agent_id: str | None = None,
         user_id: str | None = None,
@@ -106,10 +109,7 @@ class DeltaCoreMemory(Memory, Component[DeltaCoreMemoryConfig]):
             store = AsyncDeltaCore(DeltaCore.open(store, embedder=embedder))
         self.store: AsyncDeltaCore = store
         self.name = name
-        self.tenant = tenant
-        self.agent_id = agent_id
-        self.user_id = user_id
-        self.session_id = session_id
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self.top_k = top_k
         self.max_tokens = max_tokens
         self._active_episode: Any = None  # set by episodes.record_stream; see episodes.current_episode

@@ -55,6 +55,8 @@ from crewai.events import (
 
 from deltacore import DeltaCore
 from deltacore.adapters._shared import (
+    ScopedAdapter,
+    adapter_scope,
     ToolOffers,
     call_text,
     error_meta,
@@ -65,12 +67,12 @@ from deltacore.adapters._shared import (
 )
 from deltacore.adapters.crewai.episodes import episode_of
 from deltacore.adapters.crewai.hooks import ToolSchemaHooks, tool_args_schema
-from deltacore.model import Channel, Event, EventKind
+from deltacore.model import Channel, Event, EventKind, Scope
 
 log = logging.getLogger(__name__)
 
 
-class DeltaCoreListener(BaseEventListener):
+class DeltaCoreListener(ScopedAdapter, BaseEventListener):
     """Records tool calls, task inputs/outputs and each kickoff's outcome in DeltaCore.
 
     >>> # with DeltaCoreListener(store) as recorder:
@@ -82,6 +84,7 @@ class DeltaCoreListener(BaseEventListener):
         self,
         store: DeltaCore,
         *,
+        scope: Scope | None = None,
         tenant: str = "default",
         agent_id: str | None = None,
         user_id: str | None = None,
@@ -90,10 +93,7 @@ class DeltaCoreListener(BaseEventListener):
         tools: Iterable[Any] = (),
     ) -> None:
         self.store = store
-        self.tenant = tenant
-        self.agent_id = agent_id
-        self.user_id = user_id
-        self.session_id = session_id
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self._owns_hooks = hooks is None
         self.hooks = hooks if hooks is not None else ToolSchemaHooks().register()
         for tool in tools:

@@ -30,7 +30,7 @@ from pydantic import PrivateAttr
 
 from deltacore import DeltaCore
 from deltacore.adapters.crewai.storage import DeltaCoreStorage
-from deltacore.model import Channel
+from deltacore.model import Channel, Scope
 
 LLM_FREE_SETTINGS: dict[str, Any] = {
     # Never ask an LLM to merge near-duplicates: the storage reports scores below 1.
@@ -73,6 +73,7 @@ class DeltaCoreMemory(Memory):
         self,
         store: DeltaCore,
         *,
+        scope: Scope | None = None,
         tenant: str = "default",
         agent_id: str | None = None,
         user_id: str | None = None,
@@ -81,7 +82,7 @@ class DeltaCoreMemory(Memory):
         **fields: Any,
     ) -> None:
         storage = DeltaCoreStorage(
-            store, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id, channel=channel
+            store, scope=scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id, channel=channel
         )
         # One embedder per store: CrewAI embeds with the store's own model, which is also what
         # lets the storage turn CrewAI's query vectors back into DeltaCore queries.

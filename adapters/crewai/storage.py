@@ -45,10 +45,17 @@ from crewai.memory.types import MemoryRecord, ScopeInfo
 
 from deltacore import DeltaCore
 from deltacore.adapters import _shared
-from deltacore.adapters._shared import TOP_K_LIMIT, json_safe, raise_rejections, scope_of
+from deltacore.adapters._shared import (
+    TOP_K_LIMIT,
+    ScopedAdapter,
+    adapter_scope,
+    json_safe,
+    raise_rejections,
+    scope_of,
+)
 from deltacore.adapters.crewai.episodes import current_episode_id
 from deltacore.errors import InvalidQueryError, NotFoundError
-from deltacore.model import Channel, Event, EventKind, MemoryPacket
+from deltacore.model import Channel, Event, EventKind, MemoryPacket, Scope
 
 SCAN_LIMIT = TOP_K_LIMIT
 """Records read by list/count/scope summaries (DeltaCore's ``top_k`` limit)."""
@@ -195,7 +202,7 @@ def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
 # ---- the backend -----------------------------------------------------------------------------
 
 
-class DeltaCoreStorage:
+class DeltaCoreStorage(ScopedAdapter):
     """CrewAI ``StorageBackend`` over a DeltaCore store.
 
     >>> # memory = Memory(storage=DeltaCoreStorage(store), embedder=..., llm=...)
@@ -211,6 +218,7 @@ class DeltaCoreStorage:
         self,
         store: DeltaCore,
         *,
+        scope: Scope | None = None,
         tenant: str = "default",
         agent_id: str | None = None,
         user_id: str | None = None,
@@ -220,10 +228,7 @@ class DeltaCoreStorage:
         exclude_running_episode: bool = True,
     ) -> None:
         self.store = store
-        self.tenant = tenant
-        self.agent_id = agent_id
-        self.user_id = user_id
-        self.session_id = session_id
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self.channel = Channel(channel)
         self.embedder = embedder or DeltaCoreEmbedder(store)
         self.exclude_running_episode = exclude_running_episode

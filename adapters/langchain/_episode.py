@@ -33,7 +33,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from deltacore.adapters._shared import call_text, error_meta, json_safe, outcome_text, scoped_event
 from deltacore.adapters.langchain._engine import FRAMEWORK, bounded_id
-from deltacore.model import Channel, EventKind
+from deltacore.model import Channel, EventKind, Scope
 
 Write = tuple[list[dict[str, Any]], Channel]
 """Events to ingest together, and the channel they came through."""
@@ -44,20 +44,6 @@ MAX_OPEN_EPISODES = 1024
 current_episode: ContextVar[str | None] = ContextVar("deltacore_langchain_episode", default=None)
 """The episode whose tool call is running (set by the middleware), so a retriever
 called from inside a tool records its retrieval under that episode."""
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where an adapter's events go and who they belong to."""
-
-    tenant: str = "default"
-    agent_id: str | None = None
-    user_id: str | None = None
-    session_id: str | None = None
-
-    def fields(self) -> dict[str, Any]:
-        values = {"agent_id": self.agent_id, "user_id": self.user_id, "session_id": self.session_id}
-        return {"tenant": self.tenant, **{name: value for name, value in values.items() if value is not None}}
 
 
 def tool_schema(tool: Any) -> dict[str, Any]:

@@ -30,9 +30,9 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.outputs import ChatGeneration, LLMResult
 
-from deltacore.adapters._shared import ToolOffers, raise_rejections
+from deltacore.adapters._shared import ToolOffers, adapter_scope, raise_rejections
 from deltacore.adapters.langchain._engine import sync_memory
-from deltacore.adapters.langchain._episode import EpisodeRecorder, Scope, Write
+from deltacore.adapters.langchain._episode import EpisodeRecorder, Write
 from deltacore.adapters.langchain._messages import (
     content_text,
     run_input_text,
@@ -53,6 +53,7 @@ class _RunTreeRecorder:
         memory: DeltaCore | AsyncDeltaCore,
         *,
         tools: Iterable[Any] = (),
+        scope: Scope | None = None,
         tenant: str = "default",
         agent_id: str | None = None,
         user_id: str | None = None,
@@ -60,7 +61,7 @@ class _RunTreeRecorder:
         name: str | None = None,
     ) -> None:
         self.memory = sync_memory(memory)
-        self.scope = Scope(tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self._recorder = EpisodeRecorder(self.scope, name or "callbacks", tools)
         self._name = name
         self._lock = threading.Lock()

@@ -24,33 +24,31 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict, messages_from_dict
 
-from deltacore.adapters._shared import iter_events, json_safe, raise_rejections
+from deltacore.adapters._shared import ScopedAdapter, adapter_scope, iter_events, json_safe, raise_rejections
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.adapters.langchain._messages import content_text, message_from_role, role_of, tool_call_summary
 from deltacore.engine import AsyncDeltaCore, DeltaCore
-from deltacore.model import Event, EventKind, MemoryPacket, new_id
+from deltacore.model import Event, EventKind, MemoryPacket, Scope, new_id
 
 
-class DeltaCoreChatMessageHistory(BaseChatMessageHistory):
+class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
     """The messages of one session, stored as DeltaCore events (see the module docstring)."""
 
     def __init__(
         self,
         memory: DeltaCore | AsyncDeltaCore,
-        session_id: str,
+        session_id: str | None = None,
         *,
+        scope: Scope | None = None,
         tenant: str = "default",
         user_id: str | None = None,
         agent_id: str | None = None,
         source: str = "chat_history",
     ) -> None:
-        if not session_id:
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
+        if not self.scope.session_id:
             raise ValueError("session_id is empty: a chat history needs a session id")
         self.memory = sync_memory(memory)
-        self.session_id = session_id
-        self.tenant = tenant
-        self.user_id = user_id
-        self.agent_id = agent_id
         self.source = f"{FRAMEWORK}:{source}"
 
     @property

@@ -34,12 +34,11 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
-from deltacore.adapters._shared import ToolOffers, raise_rejections
+from deltacore.adapters._shared import ToolOffers, adapter_scope, raise_rejections
 from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import (
     MAX_OPEN_EPISODES,
     EpisodeRecorder,
-    Scope,
     Write,
     current_episode,
 )
@@ -86,6 +85,7 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         self,
         memory: DeltaCore | AsyncDeltaCore,
         *,
+        scope: Scope | None = None,
         tenant: str = "default",
         agent_id: str | None = None,
         user_id: str | None = None,
@@ -97,9 +97,9 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
     ) -> None:
         super().__init__()
         self.memory = sync_memory(memory)
-        self.scope = Scope(tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self.inject_memories = inject_memories
-        defaults: dict[str, Any] = {"top_k": 5, **({"user_id": user_id} if user_id else {})}
+        defaults: dict[str, Any] = {"top_k": 5, **({"user_id": self.scope.user_id} if self.scope.user_id else {})}
         self.memory_query = {**defaults, **dict(memory_query or {})}
         self._recorder = EpisodeRecorder(self.scope, name, tools)
         self._injected: dict[str, list[MemoryPacket]] = {}

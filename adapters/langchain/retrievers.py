@@ -24,14 +24,15 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from deltacore.adapters._shared import unfold_scope
 from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import current_episode
 from deltacore.adapters.langchain._messages import packet_document
 from deltacore.adapters.langchain.callbacks import handler_in
 from deltacore.engine import AsyncDeltaCore
-from deltacore.model import MemoryPacket
+from deltacore.model import MemoryPacket, Scope
 
 
 class DeltaCoreRetriever(BaseRetriever):
@@ -65,6 +66,18 @@ class DeltaCoreRetriever(BaseRetriever):
     """Any other ``QueryCriteria`` fields, applied to every call."""
     record_retrievals: bool = True
     """Record the documents handed over inside a run tree (see the module docstring)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unfold_scope(cls, data: Any) -> Any:
+        # scope=Scope(...) in place of the fields; its agent_id means agent_ids=[agent_id].
+        return unfold_scope(data, agents_field="agent_ids")
+
+    @property
+    def scope(self) -> Scope:
+        """The tenant, user and session searched (one agent when ``agent_ids`` names one)."""
+        agent = self.agent_ids[0] if len(self.agent_ids) == 1 else None
+        return Scope(tenant=self.tenant, agent_id=agent, user_id=self.user_id, session_id=self.session_id)
 
     def _query_fields(self, overrides: dict[str, Any]) -> dict[str, Any]:
         fields: dict[str, Any] = {

@@ -29,16 +29,16 @@ from typing import Any
 
 from langchain_core.stores import BaseStore
 
-from deltacore.adapters._shared import iter_events, raise_rejections, stable_id
+from deltacore.adapters._shared import ScopedAdapter, adapter_scope, iter_events, raise_rejections, stable_id
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.engine import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError, NotFoundError
-from deltacore.model import Channel, EventKind
+from deltacore.model import Channel, EventKind, Scope
 
 _BYTES = "__bytes_base64__"
 
 
-class DeltaCoreStore(BaseStore[str, Any]):
+class DeltaCoreStore(ScopedAdapter, BaseStore[str, Any]):
     """A key-value store over DeltaCore events (see the module docstring for the mapping)."""
 
     def __init__(
@@ -46,15 +46,16 @@ class DeltaCoreStore(BaseStore[str, Any]):
         memory: DeltaCore | AsyncDeltaCore,
         *,
         namespace: str = "default",
+        scope: Scope | None = None,
         tenant: str = "default",
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> None:
         self.memory = sync_memory(memory)
         self.namespace = namespace
-        self.tenant = tenant
-        self.user_id = user_id
-        self.agent_id = agent_id
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id)
+        if self.scope.session_id is not None:
+            raise ValueError("session_id: a key-value store outlives sessions; give its Scope no session_id")
 
     @property
     def entity(self) -> str:

@@ -35,10 +35,11 @@ from llama_index.core.instrumentation.span import SimpleSpan
 from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
 from llama_index.core.tools import BaseTool
 from llama_index.core.workflow import StopEvent, Workflow
-from pydantic import BaseModel, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from deltacore.adapters._shared import (
     ToolOffers,
+    adapter_scope,
     call_text,
     check_store,
     error_meta,
@@ -47,10 +48,11 @@ from deltacore.adapters._shared import (
     scope_of,
     scoped_event,
     sync_store,
+    unfold_scope,
 )
 from deltacore.adapters.llamaindex._translate import FRAMEWORK, RUN_ID_TAG, message_text
 from deltacore.engine import AsyncDeltaCore, DeltaCore
-from deltacore.model import Channel, EventKind
+from deltacore.model import Channel, EventKind, Scope
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +110,16 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
     @classmethod
     def _open_store(cls, value: Any) -> Any:
         return check_store(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unfold_scope(cls, data: Any) -> Any:
+        return unfold_scope(data)
+
+    @property
+    def scope(self) -> Scope:
+        """Where this handler's events go (``scope=Scope(...)`` is accepted in place of the fields)."""
+        return Scope(tenant=self.tenant, agent_id=self.agent_id, user_id=self.user_id, session_id=self.session_id)
 
     @classmethod
     def class_name(cls) -> str:
@@ -388,6 +400,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
 def instrument(
     store: DeltaCore | AsyncDeltaCore,
     *,
+    scope: Scope | None = None,
     tenant: str = "default",
     agent_id: str | None = None,
     user_id: str | None = None,
@@ -397,7 +410,7 @@ def instrument(
     """Attach a :class:`DeltaCoreSpanHandler` to the root dispatcher (or ``dispatcher``) and
     return it; ``handler.detach()`` (or ``with instrument(...):``) removes it."""
     handler = DeltaCoreSpanHandler(
-        store=store, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id
+        store=store, scope=adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
     )
     target = dispatcher or get_dispatcher()
     target.add_span_handler(handler)

@@ -19,7 +19,7 @@ from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.memory import BaseMemoryBlock
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from deltacore.adapters._shared import (
     MEMORY_HEADER,
@@ -29,11 +29,12 @@ from deltacore.adapters._shared import (
     query_fields,
     scope_of,
     scoped_event,
+    unfold_scope,
 )
 from deltacore.adapters._shared import memory_text as format_block
 from deltacore.adapters.llamaindex._translate import FRAMEWORK, current_run_id, message_text
 from deltacore.engine import AsyncDeltaCore
-from deltacore.model import Channel, EventKind, new_id
+from deltacore.model import Channel, EventKind, Scope, new_id
 
 __all__ = ["MEMORY_HEADER", "DeltaCoreMemoryBlock", "format_block"]
 
@@ -65,6 +66,16 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
     @classmethod
     def _open_store(cls, value: Any) -> Any:
         return check_store(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unfold_scope(cls, data: Any) -> Any:
+        return unfold_scope(data)
+
+    @property
+    def scope(self) -> Scope:
+        """Where this block's events go (``scope=Scope(...)`` is accepted in place of the fields)."""
+        return Scope(tenant=self.tenant, agent_id=self.agent_id, user_id=self.user_id, session_id=self.session_id)
 
     @property
     def _store(self) -> AsyncDeltaCore:

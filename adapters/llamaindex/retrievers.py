@@ -17,15 +17,23 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from deltacore.adapters._shared import async_store, check_store, packet_metadata, query_fields, sync_store
+from deltacore.adapters._shared import (
+    ScopedAdapter,
+    adapter_scope,
+    async_store,
+    check_store,
+    packet_metadata,
+    query_fields,
+    sync_store,
+)
 from deltacore.adapters.llamaindex._translate import current_run_id
 from deltacore.engine import AsyncDeltaCore, DeltaCore
-from deltacore.model import MemoryPacket
+from deltacore.model import MemoryPacket, Scope
 
 _HIDDEN_FROM_MODEL = ["id", "score", "token_cost", "provenance", "episode_id", "tool_name"]
 
 
-class DeltaCoreRetriever(BaseRetriever):
+class DeltaCoreRetriever(ScopedAdapter, BaseRetriever):
     """Retrieve DeltaCore memories as LlamaIndex nodes.
 
     ``criteria`` are extra :class:`deltacore.QueryCriteria` fields applied to every query
@@ -36,6 +44,7 @@ class DeltaCoreRetriever(BaseRetriever):
         self,
         store: DeltaCore | AsyncDeltaCore,
         *,
+        scope: Scope | None = None,
         tenant: str = "default",
         agent_id: str | None = None,
         user_id: str | None = None,
@@ -48,10 +57,12 @@ class DeltaCoreRetriever(BaseRetriever):
     ) -> None:
         super().__init__(callback_manager=callback_manager, verbose=verbose)
         self.store = check_store(store)
-        self.tenant = tenant
+        self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id)
         self.record_retrievals = record_retrievals
         self.criteria = {
-            **query_fields(tenant=tenant, agent_id=agent_id, user_id=user_id, top_k=top_k, max_tokens=max_tokens),
+            **query_fields(
+                tenant=self.tenant, agent_id=self.agent_id, user_id=self.user_id, top_k=top_k, max_tokens=max_tokens
+            ),
             **criteria,
         }
 

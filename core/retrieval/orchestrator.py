@@ -14,35 +14,21 @@ from typing import Any
 import numpy as np
 
 from deltacore.delta.utility import decayed_utility
-from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, QueryCriteria
+from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, PresetName, QueryCriteria, RouterName, SearchBudget
 from deltacore.retrieval.defence import RetrievalDefence
 from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
 from deltacore.retrieval.packing import pack
-from deltacore.retrieval.presets import STAGE_ONE, STAGE_TWO, choose_routers
+from deltacore.retrieval.presets import choose_routers
 from deltacore.retrieval.query_analysis import analyze
 from deltacore.retrieval.rerank import Reranker, apply_reranker
-from deltacore.retrieval.routers import (
-    BeliefRouter,
-    CausalRouter,
-    EntityRouter,
-    Expander,
-    LexicalRouter,
-    Ranked,
-    RecencyRouter,
-    Router,
-    SearchContext,
-    SemanticRouter,
-    TemporalRouter,
-    UtilityRouter,
-)
+from deltacore.retrieval.routers import Ranked, SearchContext, build_routers
+from deltacore.retrieval.routers.registry import STAGE_ONE, STAGE_TWO, VECTOR_ROUTERS
 from deltacore.retrieval.routers.semantic import POOL_FACTOR
 from deltacore.storage import ChromaIndex, HotTier, SQLStore
 from deltacore.storage.filters import event_filters
 from deltacore.storage.records import delta_from_row
 
 PROVENANCE_DEPTH = 3
-# Routers that search by the query's vector: it is computed once before they run concurrently.
-VECTOR_ROUTERS = ("semantic", "entity", "temporal")
 _FLAG_OF_CONFLICT = {
     "tainted": MemoryFlag.TAINTED,
     "contradicted": MemoryFlag.CONTRADICTED,
@@ -89,27 +75,32 @@ class Retriever:
         self._hot = hot
         self._reranker = reranker
         self._rerank_depth = rerank_depth
-        self._routers: dict[str, Router] = {
-            r.name: r for r in (SemanticRouter(), LexicalRouter(), EntityRouter(), TemporalRouter(), RecencyRouter())
-        }
+        self._routers, self._expanders = build_routers(decay_rate_per_hour)
         # Workers for the routers of a stage (see _concurrently). Created on first use, shut down
         # by close().
         self._router_threads = router_threads
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
         self._free_workers = threading.Semaphore(max(router_threads - 1, 0))
-        self._expanders: dict[str, Expander] = {
-            r.name: r for r in (CausalRouter(), UtilityRouter(decay_rate_per_hour), BeliefRouter())
-        }
 
-    def query(self, criteria: QueryCriteria) -> list[MemoryPacket]:
-        # Over-fetch so that post-filters and the token budget still leave top_k to choose from.
-        limit = max(self._pool, criteria.top_k * 3)
+    def budget(self, criteria: QueryCriteria) -> SearchBudget:
+        """What a query may spend when nobody says otherwise: the configured candidate pool, or
+        three times ``top_k`` so that post-filters and the token budget still leave ``top_k`` to
+        choose from; the query's own token budget."""
+        return SearchBudget(candidate_pool=max(self._pool, criteria.top_k * 3), max_tokens=criteria.max_tokens)
+
+    def query(self, criteria: QueryCriteria, budget: SearchBudget | None = None) -> list[MemoryPacket]:
+        """The memories that answer ``criteria``, best first, within ``budget`` (default:
+        :meth:`budget`)."""
+        budget = budget or self.budget(criteria)
+        limit = budget.candidate_pool
         now = time.time()
         with self._sql.reader() as conn:
             # The store lookup of named entities only matters when the routers are chosen from the
             # query or the entity router was asked for.
-            needs_entities = not criteria.routers or any(r in ("entity", "ENTITY") for r in criteria.routers)
+            needs_entities = not criteria.routers or any(
+                r in (RouterName.ENTITY, PresetName.ENTITY) for r in criteria.routers
+            )
             analysis = analyze(criteria.text, conn if needs_entities else None, criteria.tenant)
             weights = choose_routers(criteria, analysis)
             context = SearchContext(
@@ -119,12 +110,13 @@ class Retriever:
                 sql=self._sql,
                 filters=event_filters(criteria),
                 limit=limit,
+                budget=budget,
                 index=self._index(),
                 embed_query=self._embed_query,
                 hot=self._hot,
                 # The entity and temporal routers post-filter the query's plain neighbours: the
                 # semantic router's search fetches their pool too (one vector search per query).
-                neighbour_pool=limit * POOL_FACTOR if "entity" in weights or "temporal" in weights else limit,
+                neighbour_pool=limit * POOL_FACTOR if RouterName.ENTITY in weights or RouterName.TEMPORAL in weights else limit,
             )
             searches = {name: self._routers[name].search for name in weights if name in STAGE_ONE}
             ranked = self._concurrently(context, searches)
@@ -135,10 +127,10 @@ class Retriever:
             }
             ranked.update(self._concurrently(context, expansions))
             fused = self._fuse(ranked, weights, depth=limit)
-            if analysis.time_range is not None and ranked.get("temporal"):
+            if analysis.time_range is not None and ranked.get(RouterName.TEMPORAL):
                 # The query names a period: its memories come first. The bonus is the most any
                 # memory can get from fusion, so scores stay in the order of the answer.
-                in_range = {item_id for item_id, _ in ranked["temporal"]}
+                in_range = {item_id for item_id, _ in ranked[RouterName.TEMPORAL]}
                 bonus = sum(w for w in weights.values() if w > 0)
                 fused = sorted(
                     ((i, s + bonus if i in in_range else s, r) for i, s, r in fused), key=lambda f: (-f[1], f[0])
@@ -147,11 +139,11 @@ class Retriever:
             if self._defence is not None:
                 alerts = self._defence.honeypot_hits(context, ranked)
                 fused = self._defence.rerank(
-                    conn, fused, criteria.for_decision, criteria.tenant, ranked.get("semantic"), criteria.text
+                    conn, fused, criteria.for_decision, criteria.tenant, ranked.get(RouterName.SEMANTIC), criteria.text
                 )
             # Build packets best first, only as many as the answer can use: all top_k when there
             # is no budget, else the pool the budget chooses from.
-            wanted = criteria.top_k if criteria.max_tokens is None and self._reranker is None else limit * 2
+            wanted = criteria.top_k if budget.max_tokens is None and self._reranker is None else limit * 2
             packets: list[MemoryPacket] = []
             position = 0
             while len(packets) < wanted and position < len(fused):
@@ -164,8 +156,8 @@ class Retriever:
             self._on_alert(criteria.tenant, criteria.text or "", alerts)
         if self._reranker is not None and criteria.text:
             packets = apply_reranker(self._reranker, criteria.text, packets, self._rerank_depth)
-            return pack(packets, criteria.max_tokens, criteria.top_k, by_value_per_token=False)
-        return pack(packets, criteria.max_tokens, criteria.top_k)
+            return pack(packets, budget.max_tokens, criteria.top_k, by_value_per_token=False)
+        return pack(packets, budget.max_tokens, criteria.top_k)
 
     def close(self) -> None:
         with self._executor_lock:

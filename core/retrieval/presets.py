@@ -7,68 +7,77 @@ for dates and "when" questions, recency for "latest"/"now", utility for decision
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
 from deltacore.errors import InvalidQueryError
-from deltacore.model import QueryCriteria
+from deltacore.model import PresetName, QueryCriteria, RouterName
 from deltacore.retrieval.query_analysis import QueryAnalysis
+from deltacore.retrieval.routers.registry import ROUTERS, STAGE_ONE, STAGE_TWO  # noqa: F401 - STAGE_TWO re-exported
 
-STAGE_ONE = ("semantic", "lexical", "entity", "temporal", "recency")
-STAGE_TWO = ("causal", "utility", "belief")
-ROUTER_NAMES = STAGE_ONE + STAGE_TWO
+ROUTER_NAMES: tuple[RouterName, ...] = tuple(entry.name for entry in ROUTERS)
+AUTO_WEIGHTS: Mapping[RouterName, float] = MappingProxyType({entry.name: entry.weight for entry in ROUTERS})
+"""Router -> fusion weight when the query picks it (``routers/registry.py``)."""
 
-PRESETS: dict[str, dict[str, float]] = {
-    "HYBRID": {"semantic": 1.0, "lexical": 1.0},
-    "TEMPORAL": {"semantic": 1.0, "lexical": 1.0, "temporal": 1.5, "recency": 0.5},
-    "CAUSAL_FIRST": {"semantic": 1.0, "lexical": 1.0, "causal": 1.5},
-    "ENTITY": {"semantic": 1.0, "lexical": 1.0, "entity": 1.5},
-    "UTILITY": {"semantic": 1.0, "lexical": 1.0, "utility": 1.0},
-    "RECENT": {"recency": 1.0},
-}
+_SEMANTIC, _LEXICAL, _ENTITY, _TEMPORAL = RouterName.SEMANTIC, RouterName.LEXICAL, RouterName.ENTITY, RouterName.TEMPORAL
+_RECENCY, _CAUSAL, _UTILITY, _BELIEF = RouterName.RECENCY, RouterName.CAUSAL, RouterName.UTILITY, RouterName.BELIEF
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of routers with their fusion weights, for callers who know what they want."""
+
+    name: PresetName
+    weights: Mapping[RouterName, float]
+
+
+HYBRID = Preset(PresetName.HYBRID, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0}))
+TEMPORAL = Preset(PresetName.TEMPORAL, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _TEMPORAL: 1.5, _RECENCY: 0.5}))
+CAUSAL_FIRST = Preset(PresetName.CAUSAL_FIRST, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _CAUSAL: 1.5}))
+ENTITY = Preset(PresetName.ENTITY, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _ENTITY: 1.5}))
+UTILITY = Preset(PresetName.UTILITY, MappingProxyType({_SEMANTIC: 1.0, _LEXICAL: 1.0, _UTILITY: 1.0}))
+RECENT = Preset(PresetName.RECENT, MappingProxyType({_RECENCY: 1.0}))
+
+PRESETS: Mapping[str, Mapping[RouterName, float]] = MappingProxyType(
+    {preset.name: preset.weights for preset in (HYBRID, TEMPORAL, CAUSAL_FIRST, ENTITY, UTILITY, RECENT)}
+)
 """Preset name -> router weights. Pass a name in ``QueryCriteria.routers``."""
 
-# Weights of the automatic choice. A small general-purpose embedder is a noisier signal than an
-# exact term match, and causal neighbours are a guess about what else the answer needs, so both
-# weigh less than lexical, entity and temporal matches (measured on LoCoMo: docs/benchmarks.md).
-AUTO_WEIGHTS = {
-    "semantic": 0.7,
-    "lexical": 1.0,
-    "entity": 1.0,
-    "temporal": 1.0,
-    "recency": 0.5,
-    "causal": 0.7,
-    "utility": 0.5,
-    "belief": 0.3,
-}
+
+def _plain(names: object) -> list[str]:
+    return [str(name) for name in names]  # type: ignore[attr-defined]
 
 
-def choose_routers(criteria: QueryCriteria, analysis: QueryAnalysis) -> dict[str, float]:
+def choose_routers(criteria: QueryCriteria, analysis: QueryAnalysis) -> dict[RouterName, float]:
     """Router -> fusion weight for this query."""
     if criteria.routers:
-        weights: dict[str, float] = {}
+        weights: dict[RouterName, float] = {}
         for name in criteria.routers:
             if name in PRESETS:
                 weights.update(PRESETS[name])
-            elif name in ROUTER_NAMES:
-                weights[name] = AUTO_WEIGHTS[name]
+            elif name in AUTO_WEIGHTS:
+                weights[RouterName(name)] = AUTO_WEIGHTS[name]
             else:
                 raise InvalidQueryError(
-                    "routers", f"unknown router or preset {name!r}; routers: {list(ROUTER_NAMES)}, presets: {list(PRESETS)}"
+                    "routers", f"unknown router or preset {name!r}; routers: {_plain(ROUTER_NAMES)}, presets: {_plain(PRESETS)}"
                 )
         if not any(name in STAGE_ONE for name in weights):
             raise InvalidQueryError(
                 "routers",
-                f"{sorted(weights)} only expand or re-rank what a stage-one router finds; add one of "
-                f"{list(STAGE_ONE)} or use a preset (CAUSAL_FIRST, UTILITY)",
+                f"{sorted(_plain(weights))} only expand or re-rank what a stage-one router finds; add one of "
+                f"{_plain(STAGE_ONE)} or use a preset (CAUSAL_FIRST, UTILITY)",
             )
         return weights
     if not criteria.text:
-        return {"recency": 1.0}
-    weights = {name: AUTO_WEIGHTS[name] for name in ("semantic", "lexical", "causal", "belief")}
+        return {_RECENCY: 1.0}
+    weights = {name: AUTO_WEIGHTS[name] for name in (_SEMANTIC, _LEXICAL, _CAUSAL, _BELIEF)}
     if analysis.entities:
-        weights["entity"] = AUTO_WEIGHTS["entity"]
+        weights[_ENTITY] = AUTO_WEIGHTS[_ENTITY]
     if analysis.time_range is not None or analysis.asks_when:
-        weights["temporal"] = AUTO_WEIGHTS["temporal"]
+        weights[_TEMPORAL] = AUTO_WEIGHTS[_TEMPORAL]
     if analysis.wants_recent:
-        weights["recency"] = AUTO_WEIGHTS["recency"]
+        weights[_RECENCY] = AUTO_WEIGHTS[_RECENCY]
     if criteria.action is not None or criteria.outcome is not None:
-        weights["utility"] = AUTO_WEIGHTS["utility"]
+        weights[_UTILITY] = AUTO_WEIGHTS[_UTILITY]
     return weights

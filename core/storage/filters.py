@@ -1,39 +1,110 @@
-"""SQL filters built from QueryCriteria: the one place scope and quality filters are defined.
+"""Query filters: the one place scope and quality filters are compiled.
 
-Routers may pre-filter with what their index supports; the final fetch always applies these, so
-every router and every backend filters the same way.
+A query's :class:`~deltacore.model.ScopeFilter` (scope, episode, kinds, quarantine, time) is
+compiled here three ways — SQL clauses, a Chroma metadata ``where`` and a test on the HOT tier's
+cached metadata — so the three indexes cannot drift apart. Routers may pre-filter with what
+their index supports; the final fetch always applies :func:`event_filters`, so every router and
+every backend filters the same way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from sqlalchemy import ColumnElement, and_, exists, func, or_, select
 
-from deltacore.model import Namespace, QueryCriteria
+from deltacore.model import Namespace, QueryCriteria, ScopeFilter
 from deltacore.storage.tables import deltas, event_entities, events
+
+SCOPE_METADATA = ("agent_id", "user_id", "session_id", "episode_id", "kind", "namespace", "ts")
+"""The row metadata :func:`scope_predicate` reads (what the HOT tier keeps beside each vector)."""
+
+
+def scope_clauses(scope: ScopeFilter) -> list[ColumnElement[bool]]:
+    """The scope filter as SQL conditions on ``dc_events``."""
+    clauses: list[ColumnElement[bool]] = [events.c.tenant == scope.tenant]
+    if scope.agents:
+        clauses.append(events.c.agent_id.in_(scope.agents))
+    if scope.user_id is not None:
+        clauses.append(events.c.user_id == scope.user_id)
+    if scope.session_id is not None:
+        clauses.append(events.c.session_id == scope.session_id)
+    if scope.episode_id is not None:
+        clauses.append(events.c.episode_id == scope.episode_id)
+    if scope.exclude_episode_id is not None:
+        clauses.append(or_(events.c.episode_id.is_(None), events.c.episode_id != scope.exclude_episode_id))
+    if scope.kinds:
+        clauses.append(events.c.kind.in_(list(scope.kinds)))
+    if not scope.include_quarantined:
+        clauses.append(events.c.namespace != Namespace.QUARANTINE.value)
+    if scope.since is not None:
+        clauses.append(events.c.ts >= scope.since)
+    if scope.until is not None:
+        clauses.append(events.c.ts <= scope.until)
+    return clauses
+
+
+def chroma_scope(scope: ScopeFilter) -> list[dict[str, Any]]:
+    """The scope filter as Chroma metadata conditions (the tenant is the collection).
+
+    A pre-filter, re-checked by the final SQL fetch; two conditions are deliberately looser or
+    absent, see the comments."""
+    clauses: list[dict[str, Any]] = []
+    if scope.agents:
+        clauses.append({"agent_id": {"$in": list(scope.agents)}})
+    for name in ("user_id", "session_id", "episode_id"):
+        value = getattr(scope, name)
+        if value is not None:
+            clauses.append({name: value})
+    if scope.exclude_episode_id is not None:
+        # Chroma cannot say "missing or different" in one clause; the final SQL fetch filters
+        # exactly, this only keeps the asking run's own events from crowding out candidates.
+        clauses.append({"episode_id": {"$ne": scope.exclude_episode_id}})
+    if scope.kinds:
+        clauses.append({"kind": {"$in": list(scope.kinds)}})
+    # Quarantined memories are not pre-filtered here: they are rare, the final SQL fetch drops
+    # them, and an always-on metadata filter turns Chroma's HNSW search into a filtered scan.
+    if scope.since is not None:
+        clauses.append({"ts": {"$gte": scope.since}})
+    if scope.until is not None:
+        clauses.append({"ts": {"$lte": scope.until}})
+    return clauses
+
+
+def scope_predicate(scope: ScopeFilter) -> Callable[[Mapping[str, Any]], bool]:
+    """The scope filter as a test on one row's :data:`SCOPE_METADATA` (the tenant is the cache
+    entry): the same conditions as :func:`scope_clauses`."""
+    agents = set(scope.agents)
+    kinds = set(scope.kinds)
+    wanted = [(name, getattr(scope, name)) for name in ("user_id", "session_id", "episode_id")]
+    wanted = [(name, value) for name, value in wanted if value is not None]
+    excluded = scope.exclude_episode_id
+    hide_quarantine = not scope.include_quarantined
+    low, high = scope.since, scope.until
+
+    def keep(meta: Mapping[str, Any]) -> bool:
+        if agents and meta["agent_id"] not in agents:
+            return False
+        for name, value in wanted:
+            if meta[name] != value:
+                return False
+        if excluded is not None and meta["episode_id"] == excluded:
+            return False
+        if kinds and meta["kind"] not in kinds:
+            return False
+        if hide_quarantine and meta["namespace"] == Namespace.QUARANTINE.value:
+            return False
+        if low is not None and meta["ts"] < low:
+            return False
+        return high is None or meta["ts"] <= high
+
+    return keep
 
 
 def event_filters(criteria: QueryCriteria) -> list[ColumnElement[bool]]:
-    clauses: list[ColumnElement[bool]] = [events.c.tenant == criteria.tenant]
-    if criteria.agent_filter:
-        clauses.append(events.c.agent_id.in_(criteria.agent_filter))
-    if criteria.user_id is not None:
-        clauses.append(events.c.user_id == criteria.user_id)
-    if criteria.session_id is not None:
-        clauses.append(events.c.session_id == criteria.session_id)
-    if criteria.episode_id is not None:
-        clauses.append(events.c.episode_id == criteria.episode_id)
-    if criteria.exclude_episode_id is not None:
-        clauses.append(or_(events.c.episode_id.is_(None), events.c.episode_id != criteria.exclude_episode_id))
-    if criteria.kinds:
-        clauses.append(events.c.kind.in_([k.value for k in criteria.kinds]))
-    if not criteria.include_quarantined:
-        clauses.append(events.c.namespace != Namespace.QUARANTINE.value)
-    if criteria.time_range is not None:
-        start, end = criteria.time_range
-        if start is not None:
-            clauses.append(events.c.ts >= start.timestamp())
-        if end is not None:
-            clauses.append(events.c.ts <= end.timestamp())
+    """Every filter of a query as SQL: its scope, then the quality and content conditions."""
+    clauses = scope_clauses(ScopeFilter.of(criteria))
     if criteria.min_confidence is not None:
         clauses.append(events.c.confidence >= criteria.min_confidence)
     if criteria.min_trust is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,9 @@ Signature = tuple[int, int]
 
 
 @dataclass
-class _Scope:
+class CachedTenant:
+    """One tenant's vectors, whole, with the metadata its queries' scope is tested on."""
+
     ids: list[str]
     vectors: np.ndarray  # unit rows
     metadata: list[dict[str, Any]]
@@ -39,7 +41,7 @@ class HotTier:
     def __init__(self, capacity: int = 4096) -> None:
         self.capacity = capacity
         """Most vectors held, over all tenants; 0 disables the tier."""
-        self._scopes: OrderedDict[str, _Scope] = OrderedDict()
+        self._scopes: OrderedDict[str, CachedTenant] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -47,7 +49,7 @@ class HotTier:
     def __len__(self) -> int:
         return sum(len(scope.ids) for scope in self._scopes.values())
 
-    def lookup(self, tenant: str, signature: Signature) -> _Scope | None:
+    def lookup(self, tenant: str, signature: Signature) -> CachedTenant | None:
         """The cached scope if it is still complete for ``signature``, else None (a miss)."""
         with self._lock:
             scope = self._scopes.get(tenant)
@@ -68,7 +70,7 @@ class HotTier:
         norms[norms == 0] = 1.0
         with self._lock:
             self._scopes.pop(tenant, None)
-            self._scopes[tenant] = _Scope(list(ids), (vectors / norms).astype(np.float32), metadata, signature)
+            self._scopes[tenant] = CachedTenant(list(ids), (vectors / norms).astype(np.float32), metadata, signature)
             while len(self) > self.capacity:
                 self._scopes.popitem(last=False)
 
@@ -80,9 +82,10 @@ class HotTier:
                 self._scopes.pop(tenant, None)
 
     def retrieve(
-        self, scope: _Scope, query: np.ndarray, limit: int, keep: Callable[[dict[str, Any]], bool]
+        self, scope: CachedTenant, query: np.ndarray, limit: int, keep: Callable[[Mapping[str, Any]], bool]
     ) -> list[tuple[str, float]]:
-        """The ``limit`` memories the query attends to most (ids with cosine similarity)."""
+        """The ``limit`` memories the query attends to most (ids with cosine similarity), among the
+        rows ``keep`` accepts (``deltacore.storage.filters.scope_predicate``)."""
         rows = [i for i, meta in enumerate(scope.metadata) if keep(meta)]
         if not rows:
             return []

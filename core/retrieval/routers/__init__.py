@@ -6,6 +6,7 @@ from deltacore.retrieval.routers.causal import CausalRouter
 from deltacore.retrieval.routers.entity import EntityRouter
 from deltacore.retrieval.routers.lexical import LexicalRouter
 from deltacore.retrieval.routers.recency import RecencyRouter
+from deltacore.retrieval.routers.registry import ROUTERS, RouterEntry, Stage, build_routers
 from deltacore.retrieval.routers.semantic import SemanticRouter
 from deltacore.retrieval.routers.temporal import TemporalRouter
 from deltacore.retrieval.routers.utility import UtilityRouter
@@ -18,9 +19,13 @@ __all__ = [
     "LexicalRouter",
     "Ranked",
     "RecencyRouter",
+    "ROUTERS",
     "Router",
+    "RouterEntry",
     "SearchContext",
     "SemanticRouter",
+    "Stage",
     "TemporalRouter",
     "UtilityRouter",
+    "build_routers",
 ]

@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 from sqlalchemy import ColumnElement, Connection
 
-from deltacore.model import QueryCriteria
+from deltacore.model import QueryCriteria, ScopeFilter, SearchBudget
 from deltacore.retrieval.query_analysis import QueryAnalysis
 from deltacore.storage import ChromaIndex, HotTier, SQLStore
 
@@ -28,16 +28,28 @@ class SearchContext:
     filters: list[ColumnElement[bool]]
     """The query's SQL filters (scope, time, kinds…): every SQL a router runs must apply them."""
     limit: int
+    """Candidates each router proposes (``budget.candidate_pool``)."""
     index: ChromaIndex | None
     embed_query: Callable[[str], np.ndarray]
     hot: HotTier | None = None
     neighbour_pool: int = 0
     """How many plain nearest neighbours the query's first vector search fetches: enough for the
     routers that post-filter them (``deltacore.retrieval.routers.semantic.plain_neighbours``)."""
+    budget: SearchBudget = None  # type: ignore[assignment]
+    """What this query may spend; None = ``SearchBudget(candidate_pool=limit)``."""
+    scope: ScopeFilter = None  # type: ignore[assignment]
+    """The query's scope filter, for the indexes that apply it themselves (Chroma, HOT tier);
+    None = ``ScopeFilter.of(criteria)``."""
     _vector: np.ndarray | None = field(default=None, repr=False)
     # Shared by the copies a router on another thread works with (dataclasses.replace keeps the
     # same dict): what one router searched, the others reuse.
     shared: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.budget is None:
+            self.budget = SearchBudget(candidate_pool=self.limit, max_tokens=self.criteria.max_tokens)
+        if self.scope is None:
+            self.scope = ScopeFilter.of(self.criteria)
 
     def query_vector(self) -> np.ndarray:
         if self._vector is None:

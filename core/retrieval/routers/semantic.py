@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from sqlalchemy import ColumnElement
 
-from deltacore.model import Namespace, QueryCriteria
+from deltacore.model import QueryCriteria, ScopeFilter
 from deltacore.retrieval.routers.base import Ranked, SearchContext, top_by_cosine
 from deltacore.storage import chroma_where
+from deltacore.storage.filters import SCOPE_METADATA, chroma_scope, scope_predicate
 from deltacore.storage.fulltext import latest_about
 
 # A router that narrows the search to an entity scans at most this many of its vectors in SQL
@@ -65,7 +66,7 @@ def semantic_search(context: SearchContext, limit: int, extra_where: Sequence[di
         if hot is not None:
             return hot
     if context.index is not None:
-        clauses = [*chroma_clauses(context.criteria), *extra_where]
+        clauses = [*chroma_scope(context.scope), *extra_where]
         return context.index.query(context.criteria.tenant, vector, limit, chroma_where(clauses))
     return _brute_force(context, vector, limit, context.filters)
 
@@ -159,10 +160,6 @@ def _scan(context: SearchContext, seqs: list[int], limit: int) -> Ranked:
     return top_by_cosine(ids, vectors, context.query_vector(), limit)
 
 
-# The metadata the hot tier keeps per vector to apply a query's scope in process.
-HOT_COLUMNS = ("agent_id", "user_id", "session_id", "episode_id", "kind", "namespace", "ts")
-
-
 def _hot_search(context: SearchContext, vector: np.ndarray, limit: int) -> Ranked | None:
     """Exact search in the HOT tier when it holds the whole tenant; None = ask the warm tier."""
     hot = context.hot
@@ -174,66 +171,17 @@ def _hot_search(context: SearchContext, vector: np.ndarray, limit: int) -> Ranke
         return None
     scope = hot.lookup(tenant, signature)
     if scope is None:
-        ids, vectors, metadata = context.sql.tenant_vectors(context.conn, tenant, HOT_COLUMNS)
+        ids, vectors, metadata = context.sql.tenant_vectors(context.conn, tenant, SCOPE_METADATA)
         hot.load(tenant, signature, ids, vectors, metadata)
         scope = hot.lookup(tenant, signature)
         if scope is None:
             return None
-    return hot.retrieve(scope, vector, limit, _predicate(context.criteria))
-
-
-def _predicate(criteria: QueryCriteria) -> Callable[[dict[str, Any]], bool]:
-    """The query's scope as a test on cached metadata; the same conditions as chroma_clauses."""
-    agents = set(criteria.agent_filter)
-    kinds = {k.value for k in criteria.kinds}
-    start, end = criteria.time_range or (None, None)
-    low = start.timestamp() if start is not None else None
-    high = end.timestamp() if end is not None else None
-
-    def keep(meta: dict[str, Any]) -> bool:
-        if agents and meta["agent_id"] not in agents:
-            return False
-        for name in ("user_id", "session_id", "episode_id"):
-            wanted = getattr(criteria, name)
-            if wanted is not None and meta[name] != wanted:
-                return False
-        if criteria.exclude_episode_id is not None and meta["episode_id"] == criteria.exclude_episode_id:
-            return False
-        if kinds and meta["kind"] not in kinds:
-            return False
-        if not criteria.include_quarantined and meta["namespace"] == Namespace.QUARANTINE.value:
-            return False
-        if low is not None and meta["ts"] < low:
-            return False
-        return high is None or meta["ts"] <= high
-
-    return keep
+    return hot.retrieve(scope, vector, limit, scope_predicate(context.scope))
 
 
 def chroma_clauses(criteria: QueryCriteria) -> list[dict[str, Any]]:
     """The query's scope as Chroma metadata conditions (the SQL fetch re-checks everything)."""
-    clauses: list[dict[str, Any]] = []
-    if criteria.agent_filter:
-        clauses.append({"agent_id": {"$in": list(criteria.agent_filter)}})
-    for name in ("user_id", "session_id", "episode_id"):
-        value = getattr(criteria, name)
-        if value is not None:
-            clauses.append({name: value})
-    if criteria.exclude_episode_id is not None:
-        # Chroma cannot say "missing or different" in one clause; the final SQL fetch filters
-        # exactly, this only keeps the asking run's own events from crowding out candidates.
-        clauses.append({"episode_id": {"$ne": criteria.exclude_episode_id}})
-    if criteria.kinds:
-        clauses.append({"kind": {"$in": [k.value for k in criteria.kinds]}})
-    # Quarantined memories are not pre-filtered here: they are rare, the final SQL fetch drops
-    # them, and an always-on metadata filter turns Chroma's HNSW search into a filtered scan.
-    if criteria.time_range is not None:
-        start, end = criteria.time_range
-        if start is not None:
-            clauses.append({"ts": {"$gte": start.timestamp()}})
-        if end is not None:
-            clauses.append({"ts": {"$lte": end.timestamp()}})
-    return clauses
+    return chroma_scope(ScopeFilter.of(criteria))
 
 
 def _brute_force(context: SearchContext, vector: np.ndarray, limit: int, filters: list[ColumnElement[bool]]) -> Ranked:

@@ -1,0 +1,75 @@
+"""What a query returns: one retrieved memory with everything an agent needs to judge it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from deltacore.model.base import FROZEN
+from deltacore.model.events import Delta, EventKind
+from deltacore.model.scope import Scope, Scoped
+from deltacore.model.trust import Namespace
+
+
+class MemoryFlag(StrEnum):
+    """Warnings attached to a retrieved memory."""
+
+    STALE = "stale"
+    CONTRADICTED = "contradicted"
+    TAINTED = "tainted"
+    SYNTHETIC = "synthetic"
+    UNVERIFIED = "unverified"
+    SCHEMA_DRIFT = "schema_drift"
+    """Learned under a tool schema that has since changed (E04)."""
+    UNSTABLE = "unstable"
+    """Its utility oscillates; it is waiting for review."""
+
+
+class MemoryPacket(Scoped):
+    """One retrieved memory, with everything an agent needs to judge it."""
+
+    model_config = FROZEN
+
+    id: str
+    """The id of the event this memory is."""
+    text: str
+    kind: EventKind
+    ts: datetime
+    score: float
+    """Fused relevance score (higher is better)."""
+    routers: dict[str, int] = Field(default_factory=dict)
+    """Router name -> rank (1-based) at which that router found this memory."""
+    actor: str | None = None
+    role: str | None = None
+    scope: Scope = Field(default_factory=Scope)
+    """The memory's scope (flat: ``tenant``, ``agent_id``, ``user_id``, ``session_id``)."""
+    episode_id: str | None = None
+    tool_name: str | None = None
+    entities: tuple[str, ...] = ()
+    deltas: tuple[Delta, ...] = ()
+    """Supporting deltas."""
+    provenance: tuple[str, ...] = ()
+    """Ancestor delta ids, nearest first."""
+    confidence: float = 1.0
+    trust: float = 1.0
+    utility: float = 0.5
+    namespace: Namespace = Namespace.TRUSTED
+    flags: frozenset[MemoryFlag] = frozenset()
+    token_cost: int = 0
+    """Tokens this memory costs in a prompt (tiktoken ``cl100k_base``)."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def stale(self) -> bool:
+        return MemoryFlag.STALE in self.flags
+
+    @property
+    def conflicted(self) -> bool:
+        return MemoryFlag.CONTRADICTED in self.flags
+
+    @property
+    def tainted(self) -> bool:
+        return MemoryFlag.TAINTED in self.flags
