@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from deltacore.delta.extract import summarize
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError
 from deltacore.model import SCOPE_FIELDS, Event, IngestResult, MemoryPacket, Scope
 

@@ -8,7 +8,6 @@ Importing this package never imports an agent framework; adapters live in
 ``deltacore.adapters.<framework>``.
 """
 
-from deltacore import engine as _engine
 from deltacore.async_engine import AsyncDeltaCore
 from deltacore.config import DeltaCoreConfig
 from deltacore.embedding import ChromaEmbedder, Embedder, MiniLMEmbedder
@@ -64,10 +63,6 @@ from deltacore.model import (
 )
 
 __version__ = "0.1.0"
-
-# `from deltacore.engine import AsyncDeltaCore` keeps working; engine.py cannot import the twin
-# itself, because the twin imports engine.py.
-_engine.AsyncDeltaCore = AsyncDeltaCore  # type: ignore[attr-defined]
 
 __all__ = [
     "AsyncDeltaCore",

@@ -36,7 +36,7 @@ from deltacore.adapters._shared import (
 from deltacore.adapters._shared import memory_line as format_memory
 from deltacore.adapters._shared import memory_text as format_memories
 from deltacore.embedding import MiniLMEmbedder, default_embedder, embedder_name
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import ConfigurationError, InvalidEventError, InvalidQueryError
 from deltacore.model import Channel, EventKind, MemoryPacket, Scope
 from deltacore.testing import FakeEmbedder

@@ -8,7 +8,7 @@ thread from their async methods (which is exactly what ``AsyncDeltaCore`` does).
 from __future__ import annotations
 
 from deltacore.adapters._shared import MAX_ID, stable_id, sync_store
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 
 FRAMEWORK = "langchain"
 

@@ -39,7 +39,8 @@ from deltacore.adapters.langchain._messages import (
     run_output_text,
     tool_output_text,
 )
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
+from deltacore.model import Scope
 
 Action = Callable[[], Any]
 

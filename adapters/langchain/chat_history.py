@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message
 from deltacore.adapters._shared import ScopedAdapter, adapter_scope, iter_events, json_safe, raise_rejections
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.adapters.langchain._messages import content_text, message_from_role, role_of, tool_call_summary
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.model import Event, EventKind, MemoryPacket, Scope, new_id
 
 

@@ -52,8 +52,8 @@ from deltacore.adapters.langchain._messages import (
     without_memory_block,
 )
 from deltacore.adapters.langchain.callbacks import handler_in
-from deltacore.engine import AsyncDeltaCore, DeltaCore
-from deltacore.model import MemoryPacket
+from deltacore import AsyncDeltaCore, DeltaCore
+from deltacore.model import MemoryPacket, Scope
 
 EPISODE_KEY = "deltacore_episode_id"
 

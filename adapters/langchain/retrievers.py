@@ -31,7 +31,7 @@ from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import current_episode
 from deltacore.adapters.langchain._messages import packet_document
 from deltacore.adapters.langchain.callbacks import handler_in
-from deltacore.engine import AsyncDeltaCore
+from deltacore import AsyncDeltaCore
 from deltacore.model import MemoryPacket, Scope
 
 

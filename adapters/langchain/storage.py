@@ -31,7 +31,7 @@ from langchain_core.stores import BaseStore
 
 from deltacore.adapters._shared import ScopedAdapter, adapter_scope, iter_events, raise_rejections, stable_id
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError, NotFoundError
 from deltacore.model import Channel, EventKind, Scope
 

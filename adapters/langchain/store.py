@@ -54,7 +54,7 @@ from langgraph.store.base import (
 
 from deltacore.adapters._shared import TOP_K_LIMIT, iter_events, json_safe, raise_rejections, stable_id
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import NotFoundError
 from deltacore.model import Channel, Event, EventKind, MemoryPacket
 

@@ -51,7 +51,7 @@ from deltacore.adapters._shared import (
     unfold_scope,
 )
 from deltacore.adapters.llamaindex._translate import FRAMEWORK, RUN_ID_TAG, message_text
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.model import Channel, EventKind, Scope
 
 log = logging.getLogger(__name__)

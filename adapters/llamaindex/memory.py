@@ -33,7 +33,7 @@ from deltacore.adapters._shared import (
 )
 from deltacore.adapters._shared import memory_text as format_block
 from deltacore.adapters.llamaindex._translate import FRAMEWORK, current_run_id, message_text
-from deltacore.engine import AsyncDeltaCore
+from deltacore import AsyncDeltaCore
 from deltacore.model import Channel, EventKind, Scope, new_id
 
 __all__ = ["MEMORY_HEADER", "DeltaCoreMemoryBlock", "format_block"]

@@ -27,7 +27,7 @@ from deltacore.adapters._shared import (
     sync_store,
 )
 from deltacore.adapters.llamaindex._translate import current_run_id
-from deltacore.engine import AsyncDeltaCore, DeltaCore
+from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.model import MemoryPacket, Scope
 
 _HIDDEN_FROM_MODEL = ["id", "score", "token_cost", "provenance", "episode_id", "tool_name"]

@@ -1,20 +1,10 @@
-"""The ``DeltaCore`` facade: wires the layers together and holds no business logic.
-
->>> from deltacore import DeltaCore
->>> from deltacore.testing import FakeEmbedder
->>> import tempfile
->>> with DeltaCore.open(tempfile.mkdtemp(), embedder=FakeEmbedder()) as memory:
-...     _ = memory.ingest([{"text": "the api service runs on port 8080", "kind": "fact"}])
-...     memory.query("which port does the api use?", top_k=1)[0].text
-'the api service runs on port 8080'
-"""
+"""The ``DeltaCore`` class: construction, the write and read paths, maintenance."""
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,28 +35,23 @@ from deltacore.ingest.pipeline import IngestPipeline
 from deltacore.ingest.steps import HoneypotStep, OutboxStep, SchemaDriftStep
 from deltacore.ingest.trust_effects import TrustPlaybookStep
 from deltacore.ingest.write_set import embedding_text
-from deltacore.ingest.tool_specs import read_tool_specs
 from deltacore.model import (
     CausalChain,
     Channel,
-    Decision,
     DeleteResult,
-    DriftReport,
     Event,
     IngestResult,
     MemoryPacket,
-    OutcomeReport,
-    PropagationReport,
     QueryCriteria,
-    QuarantineReview,
-    ReviewItem,
-    SecurityEvent,
     StoreStats,
 )
 from deltacore.retrieval import Retriever
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
-from deltacore.storage import ChromaIndex, HotTier, OutboxApplier, SQLStore, VectorOwnership
+from deltacore.engine.learning import LearningMethods
+from deltacore.engine.trust import TrustMethods
+from deltacore.storage import HotTier, SQLStore
+from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
 from deltacore.storage.journal import AfterCommitJournal
 from deltacore.storage.records import event_from_row
@@ -80,7 +65,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore:
+class DeltaCore(LearningMethods, TrustMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -93,12 +78,18 @@ class DeltaCore:
         embedder = config.embedder if config.embedder is not None else default_embedder()
         check = (lambda name, dim: None) if allow_embedder_change else self._sql.check_embedder
         self._embedder = CheckedEmbedder(embedder, check)
-        self._index: ChromaIndex | None = None
-        self._applier: OutboxApplier | None = None
-        self._ownership: VectorOwnership | None = None
-        self._index_lock = threading.Lock()
         self._hot = HotTier(config.hot_capacity)
-        self._open_vector_index()
+        try:
+            self._vectors = VectorAccess(
+                self._sql,
+                chroma_url=config.chroma_url,
+                folder=config.path.expanduser(),
+                collection_prefix=config.collection_prefix,
+                refuse_second_writer=config.multi_process == "refuse",
+            )
+        except StoreLockedError:
+            self._sql.close()
+            raise
         self._trust = TrustStore(self._sql)
         self._honeypots = Honeypots(self._sql, self._trust, config.trust, self._embedder)
         self._quarantine = QuarantineDesk(self._sql, self._trust, config.trust)
@@ -117,7 +108,7 @@ class DeltaCore:
         )
         self._retriever = Retriever(
             self._sql,
-            self._current_index,
+            self._vectors.current,
             self._embedder.embed_one,
             candidate_pool=config.candidate_pool,
             rrf_k=config.rrf_k,
@@ -177,14 +168,7 @@ class DeltaCore:
 
     def close(self) -> None:
         self._retriever.close()
-        if self._index is not None:
-            self._index.close()
-        if self._ownership is not None:
-            self._ownership.release()
-            # A closed store must never take the lock back (it would hold it until exit).
-            self._ownership = None
-        self._index = None
-        self._applier = None
+        self._vectors.close()
         self._sql.close()
 
     def __enter__(self) -> DeltaCore:
@@ -193,44 +177,11 @@ class DeltaCore:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _open_vector_index(self) -> None:
-        if self.config.chroma_url:
-            self._index = ChromaIndex.server(self.config.chroma_url, self.config.collection_prefix)
-            self._applier = OutboxApplier(self._sql, self._index)
-            return
-        folder = self.config.path.expanduser()
-        self._ownership = VectorOwnership(folder)
-        if not self._try_own_embedded_index() and self.config.multi_process == "refuse":
-            self._sql.close()
-            raise StoreLockedError(
-                f"another process owns the vector index of {folder}; use a Chroma server "
-                "(chroma_url=...) for several writing processes, or multi_process='coordinate'"
-            )
-
-    def _try_own_embedded_index(self) -> bool:
-        with self._index_lock:
-            if self._index is not None:
-                return True
-            assert self._ownership is not None
-            if not self._ownership.try_acquire():
-                return False
-            self._index = ChromaIndex.embedded(self.config.path.expanduser() / "chroma", self.config.collection_prefix)
-            self._applier = OutboxApplier(self._sql, self._index)
-            log.debug("this process owns the embedded vector index of %s", self.config.path)
-            return True
-
-    def _current_index(self) -> ChromaIndex | None:
-        if self._index is None and self._ownership is not None:
-            # The owner may have exited since: take over, and replay what it left in the outbox.
-            if self._try_own_embedded_index():
-                self.apply_outbox()
-        return self._index
-
     @property
     def owns_vector_index(self) -> bool:
         """False when another process owns this embedded store's index (its vector writes wait
         in the outbox for that process, and semantic search scans the vectors in SQL)."""
-        return self._current_index() is not None
+        return self._vectors.current() is not None
 
     # ---- write path -------------------------------------------------------------------------
 
@@ -258,9 +209,7 @@ class DeltaCore:
 
     def apply_outbox(self) -> int:
         """Apply pending vector writes; returns how many. Runs after every write and on open."""
-        if self._current_index() is None or self._applier is None:
-            return 0
-        return self._applier.drain()
+        return self._vectors.drain()
 
     # ---- read path ----------------------------------------------------------------------------
 
@@ -339,157 +288,6 @@ class DeltaCore:
         """Every schema each tool was seen with (called, or offered through ``observe_tools``), oldest first."""
         return self._sql.tool_schemas(tenant, tool_name)
 
-    def observe_tools(
-        self, tools: Mapping[str, Any] | Sequence[Any], *, tenant: str = "default", source: str | None = None
-    ) -> DriftReport:
-        """Register the tools an agent is offered, without a call (adapters call it with the
-        framework's tool list).
-
-        ``tools`` is ``{name: JSON schema}`` or a list of specs (OpenAI / Anthropic / plain
-        ``{"name", "parameters"}``). A schema other than the one a tool's earlier deltas were
-        learned under is a drift (E04): ``SCHEMA_DRIFT`` is logged, those deltas are demoted
-        and flagged ``schema_drift``, their arguments migrated to the new schema where the
-        parameter mapping rules allow, and queued for review where they do not."""
-        try:
-            specs, rejected = read_tool_specs(tools)
-        except TypeError as exc:
-            raise InvalidQueryError("tools", str(exc)) from exc
-        return self._drift.observe(specs, tenant, source, rejected)
-
-    def recall_decisions(
-        self,
-        context: str,
-        *,
-        tool: str | None = None,
-        tenant: str = "default",
-        agent_id: str | None = None,
-        top_k: int = 5,
-        include_failed: bool = True,
-        min_confidence: float = 0.0,
-        min_similarity: float = 0.0,
-        exclude_tainted: bool = True,
-    ) -> list[Decision]:
-        """What was done before in situations like ``context``, and how it went.
-
-        Tool calls with the same tool and arguments are one :class:`Decision`, judged on all
-        its calls: feedback, failed tool results, the credit each call earned from its
-        episode's outcome, weighted by how similar each call's situation is and how recent it
-        is. Decisions that worked (or are unknown) come first, best first; then, with
-        ``include_failed``, those that failed, flagged ``failed`` (``top_k`` each). Each carries
-        the schema it was learned under, whether it is still current, and migrated arguments
-        after a schema change. Deterministic; no LLM."""
-        if not isinstance(context, str) or not context.strip():
-            raise InvalidQueryError("context", "describe the situation to recall decisions for (a non-empty string)")
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-            raise InvalidQueryError("top_k", f"must be a positive integer, got {top_k!r}")
-        if not 0.0 <= min_confidence <= 1.0:
-            raise InvalidQueryError("min_confidence", f"must be in [0, 1], got {min_confidence!r}")
-        return self._decisions.recall(
-            context,
-            tool=tool,
-            tenant=tenant,
-            agent_id=agent_id,
-            top_k=top_k,
-            include_failed=include_failed,
-            min_confidence=min_confidence,
-            min_similarity=min_similarity,
-            exclude_tainted=exclude_tainted,
-        )
-
-    def propagate(self, node_id: str, exception: str, *, reason: str | None = None) -> PropagationReport:
-        """Propagate an exception at a delta (or event) through provenance.
-
-        ``"poison"`` taints the whole downstream chain (flag ``tainted``, utility 0: left out
-        of queries with ``exclude_tainted``); ``"contradiction"`` marks only what was derived
-        from it (``contradicted``); ``"drift"`` marks only the chain's deltas of the same tool
-        (``schema_drift``). Logged as ``<EXCEPTION>_PROPAGATED``."""
-        delta_id = node_id
-        with self._sql.reader() as conn:
-            if not self._sql.fetch_deltas(conn, [node_id]):
-                delta_id = delta_id_for(node_id)
-        return self._propagator.propagate(delta_id, exception, reason)
-
-    # ---- learning from outcomes ---------------------------------------------------------------
-
-    def record_outcome(
-        self,
-        episode_id: str,
-        reward: float,
-        *,
-        tenant: str = "default",
-        necessary: Collection[str] | None = None,
-    ) -> OutcomeReport:
-        """Learn from how an episode ended: ``reward`` in [-1, 1] (-1 failure, +1 success).
-
-        Credit goes to each step (temporal decay, more for the steps the outcome causally
-        depended on, a floor for ``necessary`` ones — event or delta ids, or events with
-        ``meta["necessary"] = True``) and to the memories retrieved during the episode; each
-        delta's utility moves toward the outcome, with the update kept in its history. A delta
-        whose utility oscillates is flagged ``unstable`` and queued for review."""
-        report = self._learner.record_outcome(episode_id, reward, tenant, necessary)
-        self._quarantine.learn_from_outcome(report)
-        return report
-
-    def feedback(self, event_id: str, reward: float, *, tenant: str | None = None) -> OutcomeReport:
-        """Feedback on one step (``reward`` in [-1, 1]): its delta learns with full weight."""
-        report = self._learner.feedback(event_id, reward, tenant)
-        self._quarantine.learn_from_outcome(report)
-        return report
-
-    def review_queue(self, *, tenant: str | None = "default", include_resolved: bool = False) -> list[ReviewItem]:
-        """Items waiting for a person (UNSTABLE utilities …), oldest first; ``tenant=None``
-        lists every tenant's."""
-        return self._learner.review_queue(tenant, include_resolved)
-
-    def resolve_review(self, item_id: int, resolution: str, *, args: dict[str, Any] | None = None) -> ReviewItem:
-        """Close a review item. ``"accept"`` keeps the memory and clears the flag that queued it
-        (``unstable``, ``migration_failed``); ``"reject"`` sets its utility to 0 and keeps it out
-        of ``recall_decisions``; any other note just closes it (an UNSTABLE item's flag is
-        cleared all the same). Text after a colon is kept as the reason (``"reject: gone"``).
-
-        ``args``: for a SCHEMA_DRIFT item, the call's arguments migrated by hand to the tool's
-        new schema (every required parameter present); recalled like an automatic migration."""
-        return self._learner.resolve(item_id, resolution, args)
-
-    # ---- trust gateway --------------------------------------------------------------------------
-
-    def _honeypot_alert(self, tenant: str, query: str, canaries: list[str]) -> None:
-        log.warning("HONEYPOT_TRIGGERED in tenant %s", tenant)
-        with self._sql.writer() as conn:
-            self._trust.log(
-                conn, [{"tenant": tenant, "kind": "HONEYPOT_TRIGGERED", "payload": {"query": query[:1000], "canaries": canaries}}]
-            )
-
-    def quarantined(self, *, tenant: str = "default", limit: int = 1000) -> list[Event]:
-        """Events waiting in QUARANTINE for review, oldest first (never returned by ``query``)."""
-        return self._quarantine.pending(tenant, limit)
-
-    def quarantine_review(self, event_ids: Sequence[str], verdict: str, *, tenant: str = "default") -> QuarantineReview:
-        """Apply a reviewer's verdict to quarantined events.
-
-        ``verdict``: ``"release"`` (back to the namespace their channel gets: TRUSTED, or
-        UNVERIFIED for documents and peers; the source regains reputation),
-        ``"release_unverified"`` (to UNVERIFIED), ``"confirm"`` (poison confirmed: they stay
-        quarantined and the source loses reputation) or ``"delete"`` (poison confirmed and
-        erased, with deltas, links, full-text entries and vectors)."""
-        review = self._quarantine.review(list(event_ids), verdict, tenant)
-        if verdict == "delete" and review.event_ids:
-            self.delete(review.event_ids, tenant=tenant)
-        return review
-
-    def security_events(
-        self, since: Any = None, *, kind: str | None = None, tenant: str | None = "default", limit: int = 10_000
-    ) -> list[SecurityEvent]:
-        """The security log, oldest first: trust decisions other than the fast path,
-        ``POISON_DETECTED`` (E01), ``SOURCE_BLACKLISTED``, ``HONEYPOT_TRIGGERED``,
-        ``QUARANTINE_REVIEW``. ``since`` is a datetime or unix seconds; ``tenant=None`` = all."""
-        return self._quarantine.security_events(since, kind, tenant, limit)
-
-    def trust_score(self, source: str, *, tenant: str = "default") -> float:
-        """The learned reputation of a writer (``TrustPolicy.initial_reputation`` if never
-        seen); below 0 the source is blacklisted."""
-        return self._quarantine.reputation(source, tenant)
-
     # ---- delete and maintenance -------------------------------------------------------------
 
     def delete(
@@ -522,7 +320,7 @@ class DeltaCore:
 
         ``reembed=True`` first recomputes every vector with the embedder this store was opened
         with (after changing models; open with ``allow_embedder_change=True``)."""
-        index = self._current_index()
+        index = self._vectors.current()
         if index is None:
             raise StoreLockedError("another process owns this embedded store's vector index; reindex from that process")
         self.apply_outbox()
@@ -537,7 +335,7 @@ class DeltaCore:
         """Counts and health of the store (all tenants, or one): events, deltas, links, pending
         vector writes, vectors, backends and embedder."""
         counts = self._sql.counts(tenant)
-        index = self._current_index()
+        index = self._vectors.current()
         vectors = None
         if index is not None:
             names = [tenant] if tenant else counts["tenants"]
@@ -550,7 +348,7 @@ class DeltaCore:
             vectors=vectors,
             tenants=counts["tenants"],
             backend=self._sql.dialect.name,
-            vector_backend=f"chroma-{self._index.kind}" if self._index is not None else "chroma-embedded (not owner)",
+            vector_backend=self._vectors.kind,
             embedder=self._sql.stored_embedder() or self._embedder.name,
         )
 

@@ -1,0 +1,60 @@
+"""The trust part of the ``DeltaCore`` facade: quarantine review, the security log, reputation."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from deltacore.gateway.quarantine import QuarantineDesk
+from deltacore.model import Event, QuarantineReview, SecurityEvent
+from deltacore.storage import SQLStore
+from deltacore.storage.trust_store import TrustStore
+
+log = logging.getLogger("deltacore.engine")
+
+
+class TrustMethods:
+    """Mixed into :class:`~deltacore.DeltaCore`; the collaborators are wired there."""
+
+    _sql: SQLStore
+    _trust: TrustStore
+    _quarantine: QuarantineDesk
+
+    def _honeypot_alert(self, tenant: str, query: str, canaries: list[str]) -> None:
+        log.warning("HONEYPOT_TRIGGERED in tenant %s", tenant)
+        with self._sql.writer() as conn:
+            self._trust.log(
+                conn, [{"tenant": tenant, "kind": "HONEYPOT_TRIGGERED", "payload": {"query": query[:1000], "canaries": canaries}}]
+            )
+
+    def quarantined(self, *, tenant: str = "default", limit: int = 1000) -> list[Event]:
+        """Events waiting in QUARANTINE for review, oldest first (never returned by ``query``)."""
+        return self._quarantine.pending(tenant, limit)
+
+    def quarantine_review(self, event_ids: Sequence[str], verdict: str, *, tenant: str = "default") -> QuarantineReview:
+        """Apply a reviewer's verdict to quarantined events.
+
+        ``verdict``: ``"release"`` (back to the namespace their channel gets: TRUSTED, or
+        UNVERIFIED for documents and peers; the source regains reputation),
+        ``"release_unverified"`` (to UNVERIFIED), ``"confirm"`` (poison confirmed: they stay
+        quarantined and the source loses reputation) or ``"delete"`` (poison confirmed and
+        erased, with deltas, links, full-text entries and vectors)."""
+        review = self._quarantine.review(list(event_ids), verdict, tenant)
+        if verdict == "delete" and review.event_ids:
+            self.delete(review.event_ids, tenant=tenant)
+        return review
+
+    def security_events(
+        self, since: Any = None, *, kind: str | None = None, tenant: str | None = "default", limit: int = 10_000
+    ) -> list[SecurityEvent]:
+        """The security log, oldest first: trust decisions other than the fast path,
+        ``POISON_DETECTED`` (E01), ``SOURCE_BLACKLISTED``, ``HONEYPOT_TRIGGERED``,
+        ``QUARANTINE_REVIEW``. ``since`` is a datetime or unix seconds; ``tenant=None`` = all."""
+        return self._quarantine.security_events(since, kind, tenant, limit)
+
+    def trust_score(self, source: str, *, tenant: str = "default") -> float:
+        """The learned reputation of a writer (``TrustPolicy.initial_reputation`` if never
+        seen); below 0 the source is blacklisted."""
+        return self._quarantine.reputation(source, tenant)
+
