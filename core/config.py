@@ -58,9 +58,9 @@ class DeltaCoreConfig(BaseModel):
     """With 2 or more, the routers of one query stage run concurrently on up to this many
     threads, each on a database connection of its own (SQLite, PostgreSQL and Chroma's index
     release the GIL while they search). 0 or 1 (the default) runs them one after another:
-    on the embedded default most of a router's time is Python (building rows, scoring), so on a
-    quiet 2-core machine with a 100k store, 4 threads were slower than one (default-routing p50
-    44 ms vs 39 ms). Worth trying where routers wait on a remote PostgreSQL or Chroma server."""
+    on the embedded default most of a router's time is Python (building rows, scoring), so
+    threads measured slower than one there (docs/benchmarks.md). Worth trying where routers
+    wait on a remote PostgreSQL or Chroma server."""
     hot_capacity: int = Field(default=4096, ge=0)
     """Vectors the in-process HOT tier may hold; a tenant that fits is searched exactly in
     process (no vector-index round trip). 0 disables it."""

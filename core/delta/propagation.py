@@ -1,6 +1,6 @@
 """Exception propagation through provenance: which deltas an exception at one delta marks.
 
-The seed's three rules, as pure functions over the provenance graph (``parent -> [(child,
+Three rules, one per exception (poison, contradiction, drift), as pure functions over the provenance graph (``parent -> [(child,
 relation)]``, the ``dc_delta_links`` rows; ``relation`` is ``parent`` for a declared cause,
 ``sequence`` for "came next in the episode"):
 

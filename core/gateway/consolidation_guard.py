@@ -1,6 +1,6 @@
 """The hook the consolidation layer calls before it generalises memories into schemas.
 
-Consolidation poisoning (the seed's threat table) times injected events just before an NREM
+Consolidation poisoning (docs/security.md) times injected events just before an NREM
 phase so that they become schemas — durable, generalised, and no longer tied to the event that
 planted them. The guard is the one place that says what may be generalised: only memories that
 are TRUSTED, untainted, not synthetic rehearsal, and at fast-path trust. Everything else

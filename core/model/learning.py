@@ -98,7 +98,7 @@ class ToolDrift(BaseModel):
     review_items: list[int] = Field(default_factory=list)
 
     def error(self) -> SchemaDrift:
-        """This drift as the seed's E04 exception, for callers that want to raise it."""
+        """This drift as a :class:`~deltacore.errors.SchemaDrift` (E04), for callers that want to raise it."""
         return SchemaDrift(
             f"tool {self.tool!r} changed its schema ({', '.join(self.old_hashes) or '?'} -> {self.new_hash}): "
             f"{len(self.affected)} deltas demoted, {len(self.migrated)} migrated, {len(self.failed)} queued for review",

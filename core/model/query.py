@@ -58,7 +58,7 @@ class SearchBudget(BaseModel):
 
 
 class QueryCriteria(Scoped):
-    """What to retrieve: the seed's query fields.
+    """What to retrieve: the text, the filters and the budget of a query.
 
     >>> QueryCriteria(text="what broke the deploy?", top_k=5, max_tokens=300).top_k
     5

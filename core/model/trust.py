@@ -30,7 +30,7 @@ class Namespace(StrEnum):
 
 
 class TrustAction(StrEnum):
-    """What the trust gateway did with a write (the seed's routing of a trust score)."""
+    """What the trust gateway did with a write: the route its trust score took."""
 
     ACCEPT = "accept"
     """Fast path (score >= ``TrustPolicy.fast_path``): stored in its channel's namespace."""

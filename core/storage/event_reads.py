@@ -150,8 +150,8 @@ class EventReads:
     ) -> tuple[list[str], np.ndarray]:
         """Ids and vectors of the rows ``seqs`` that pass ``filters``, in the order of ``seqs``.
 
-        One statement reads and tests each row: testing first and reading the vectors after
-        touched every row twice (~5.7 ms against ~2.9 for 1,500 rows of a 100k store).
+        One statement reads and tests each row, so every row is touched once (testing in one
+        statement and reading the vectors in another would touch each twice).
         """
         if not seqs:
             return [], np.zeros((0, 0), dtype=np.float32)

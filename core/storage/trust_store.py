@@ -126,9 +126,9 @@ class ReputationRepository:
     ) -> list[str]:
         """Objects trusted memories of other sources state for ``subject predicate``."""
         # The events are tested per delta (EXISTS), so the only way in is the folded subject
-        # index. As a join, SQLite's planner scanned every event instead once sampled statistics
-        # (taken while few deltas had a subject) made that index look unselective: ~5 ms per
-        # fact written at 6,000 memories, growing with the store.
+        # index. As a join, SQLite's planner may scan every event instead when sampled statistics
+        # (taken while few deltas had a subject) make that index look unselective, a cost per
+        # fact written that grows with the store.
         trusted = exists().where(events.c.id == deltas.c.event_id, events.c.namespace == Namespace.TRUSTED.value)
         if exclude_source is not None:
             trusted = trusted.where(or_(events.c.source.is_(None), events.c.source != exclude_source))

@@ -154,7 +154,7 @@ def semantic_within(
 def _scan(context: SearchContext, seqs: list[int], limit: int) -> Ranked:
     """The ``limit`` rows of ``seqs`` nearest the query, testing only the query's own filters:
     the rows came from the condition's posting list, which *is* that condition (re-testing an
-    entity's EXISTS for 1,500 rows was most of an entity question's cost, ~5 ms of ~7 at 100k).
+    entity's EXISTS for every row would be most of an entity question's cost).
     Equally similar memories rank in row order, as in the HOT tier and the plain search."""
     ids, vectors = context.sql.embeddings_of(context.conn, sorted(seqs), context.filters)
     return top_by_cosine(ids, vectors, context.query_vector(), limit)
