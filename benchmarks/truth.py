@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/: locomo.
 
 import _vector_cache as vector_cache  # noqa: E402
 from _provenance import code_version, command_line, machine, versions  # noqa: E402
-from _truth.arms import DeltaCoreArm, Peers  # noqa: E402
+from _truth.arms import DeltaCoreArm, Peers, embedding_texts  # noqa: E402
 from _truth.metrics import TARGETS, arm_metrics, verdicts  # noqa: E402
 from _truth.world import World, build_world, default_anchor  # noqa: E402
 from locomo import DocumentCache  # noqa: E402
@@ -75,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     worlds = [build_world(name, slots, args.seed, anchor) for name in sets]
     progress(f"worlds built: {', '.join(f'{w.template_set} {len(w.statements)} statements' for w in worlds)}")
 
-    embedder = DocumentCache(_embedder(args.embedder))
+    embedder = SharedVectors(_embedder(args.embedder))
     embedder.vectors.update(vector_cache.load(args.vector_cache, embedder.name()))
     cached = len(embedder.vectors)
     embed_started = time.perf_counter()
-    embedder.warm([s.text for w in worlds for s in w.statements] + [q.text for w in worlds for q in w.questions] + ["probe"])
+    embedder.warm([t for w in worlds for t in embedding_texts(w).values()] + [q.text for w in worlds for q in w.questions] + ["probe"])
     embed_seconds = time.perf_counter() - embed_started
     progress(f"embedded {len(embedder.vectors) - cached} texts in {embed_seconds:.0f}s ({cached} from the cache)")
     vector_cache.save(args.vector_cache, embedder.name(), embedder.vectors)
@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         "versions": versions(),
         "embedder": embedder.name(),
         "embedding_seconds": round(embed_seconds, 1),
+        "texts_embedded_by_the_arms": embedder.live[:50],
         "seed": args.seed,
         "slots": slots,
         "anchor": anchor.date().isoformat(),
@@ -123,6 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     if str(args.plot) not in ("", "."):
         plot(report, args.plot)
     return 0
+
+
+class SharedVectors(DocumentCache):
+    """Every stored text and question embedded once, up front; keeps what an arm still had to
+    embed itself (only the engine's own canary memories, when every arm searches the shared
+    vectors)."""
+
+    def __init__(self, model: Any) -> None:
+        super().__init__(model)
+        self.live: list[str] = []
+
+    def __call__(self, input: list[str]) -> Any:
+        self.live += [text for text in input if text not in self.vectors]
+        return super().__call__(input)
 
 
 def _embedder(kind: str) -> Any:

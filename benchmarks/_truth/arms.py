@@ -41,6 +41,15 @@ class Answers:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
+def embedding_texts(world: World) -> dict[str, str]:
+    """The string each statement is embedded from, by DeltaCore's own rule (a tool result's text
+    followed by its tool name), so that every arm searches exactly the same vectors."""
+    from deltacore.ingest.pipeline import embedding_text
+    from deltacore.model import Event
+
+    return {s.id: embedding_text(Event.model_validate(s.event())) for s in world.statements}
+
+
 def tokenize(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
@@ -57,11 +66,12 @@ class Peers:
         started = time.perf_counter()
         self.statements = world.statements
         self.embedder = embedder
-        matrix = np.stack([embedder.vectors[s.text] for s in self.statements]).astype(np.float32)
+        texts = embedding_texts(world)
+        matrix = np.stack([embedder.vectors[texts[s.id]] for s in self.statements]).astype(np.float32)
         self.matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
         self.vector_index_seconds = time.perf_counter() - started
         started = time.perf_counter()
-        self.bm25 = BM25Okapi([tokenize(s.text) for s in self.statements])
+        self.bm25 = BM25Okapi([tokenize(texts[s.id]) for s in self.statements])
         self.bm25_index_seconds = time.perf_counter() - started
         self._memo: dict[tuple[str, str], tuple[list[int], float]] = {}
         self._charged = self._computed = 0.0
@@ -123,7 +133,7 @@ def packet_flags(packet: Any) -> frozenset[str]:
     belief layer adds), under three names."""
     names = {getattr(f, "value", str(f)).lower() for f in getattr(packet, "flags", ()) or ()}
     meta = getattr(packet, "meta", None) or {}
-    for name in ("superseded", "superseded_by", "conflict", "stale"):
+    for name in ("superseded", "superseded_by", "conflict", "conflicted", "stale"):
         if meta.get(name) or getattr(packet, name, None):
             names.add(name)
     out = set()
