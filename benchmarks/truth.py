@@ -232,7 +232,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.axhline(TARGETS["current_at_1"], color="black", linestyle=":", linewidth=1)
         ax.set_ylim(0, 1.05)
         ax.set_title(f"{name} templates ({report['results'][name]['world']['slots']} slots)")
-        ax.legend(fontsize=7, loc="upper right")
+        ax.legend(fontsize=7, loc="upper left")
     fig.suptitle(f"What is still true (rank 1, k = 5; {report['embedder'].split('/')[-1]}; dotted: 0.90 target)", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
