@@ -126,7 +126,7 @@ def _context(memory: DeltaCore, conn, question: str, limit: int) -> SearchContex
     criteria = QueryCriteria(text=question)
     return SearchContext(
         criteria=criteria, analysis=analyze(question, conn, "default"), conn=conn, sql=memory._sql,  # noqa: SLF001
-        filters=event_filters(criteria), limit=limit, index=memory._current_index(),  # noqa: SLF001
+        filters=event_filters(criteria), limit=limit, index=memory._vectors.current(),  # noqa: SLF001
         embed_query=lambda text: memory.embed([text])[0], neighbour_pool=limit * semantic_module.POOL_FACTOR,
     )
 

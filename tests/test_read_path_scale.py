@@ -115,7 +115,7 @@ def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend,
         with memory._sql.reader() as conn:
             context = SearchContext(
                 criteria=criteria, analysis=analyze(question), conn=conn, sql=memory._sql,
-                filters=event_filters(criteria), limit=10, index=memory._current_index(),
+                filters=event_filters(criteria), limit=10, index=memory._vectors.current(),
                 embed_query=lambda text: memory.embed([text])[0],
             )
             found = semantic_module.semantic_where(context, 10, [condition], chroma)

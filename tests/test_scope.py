@@ -133,7 +133,7 @@ def test_sql_chroma_and_the_hot_tier_keep_the_same_rows(backend):
         memory.ingest(_history())
         with memory._sql.engine.begin() as conn:  # noqa: SLF001 - only the gateway quarantines
             conn.execute(update(events).where(events.c.id.in_(["e7", "e8"])).values(namespace="quarantine"))
-        index = memory._current_index()  # noqa: SLF001
+        index = memory._vectors.current()  # noqa: SLF001
         assert index is not None and index.count("default") == 48
         collection = index._collection("default")  # noqa: SLF001 - Chroma's own exact metadata filter
         with memory._sql.reader() as conn:  # noqa: SLF001
@@ -154,7 +154,7 @@ def test_excluding_an_episode_keeps_memories_without_one_except_in_chromas_prefi
     scope = ScopeFilter(exclude_episode_id="run1")
     with backend.open() as memory:
         memory.ingest(_history())
-        collection = memory._current_index()._collection("default")  # noqa: SLF001
+        collection = memory._vectors.current()._collection("default")  # noqa: SLF001
         with memory._sql.reader() as conn:  # noqa: SLF001
             ids, _vectors, metadata = memory._sql.tenant_vectors(conn, "default", SCOPE_METADATA)  # noqa: SLF001
             in_sql = set(conn.execute(select(events.c.id).where(*scope_clauses(scope))).scalars())
