@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from deltacore.belief import BeliefLayer, BeliefState, ConflictRecord, Fact
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor, RuleBasedExtractor
 from deltacore.delta.drift import DriftMonitor
@@ -41,6 +42,7 @@ from deltacore.gateway import Gateway
 from deltacore.gateway.honeypots import Honeypots
 from deltacore.gateway.quarantine import QuarantineDesk
 from deltacore.gateway.scoring import TrustScorer
+from deltacore.gateway.standing import newcomer_sources
 from deltacore.governor import TokenCounter
 from deltacore.ingest.pipeline import IngestPipeline, delta_id_for, embedding_text
 from deltacore.ingest.tool_specs import read_tool_specs
@@ -63,8 +65,10 @@ from deltacore.model import (
 )
 from deltacore.retrieval import Retriever
 from deltacore.retrieval.decisions import DecisionRecall
+from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.causal import causal_chain
 from deltacore.storage import ChromaIndex, HotTier, OutboxApplier, SQLStore, VectorOwnership
+from deltacore.storage.fact_store import FactStore
 from deltacore.storage.filters import event_filters
 from deltacore.storage.records import event_from_row
 from deltacore.storage.trust_store import TrustStore
@@ -126,6 +130,13 @@ class DeltaCore:
         self._drift = DriftMonitor(self._sql, config.decay_rate_per_hour)
         self._propagator = Propagator(self._sql)
         self._decisions = DecisionRecall(self._sql, self._embedder.embed_one, config.decay_rate_per_hour)
+        # ---- beliefs (Layer 3): runs after each write commits; moves onto the pipeline's after-commit seam.
+        self._beliefs = BeliefLayer(
+            FactStore(self._sql),
+            getattr(config, "belief", None),
+            newcomers=lambda conn, tenant, sources: newcomer_sources(conn, config.trust, tenant, sources),
+        )
+        self._retriever.beliefs = BeliefRanking(self._beliefs)
         # Crash recovery: vector writes committed to the outbox but never applied are replayed now.
         self.apply_outbox()
 
@@ -225,6 +236,7 @@ class DeltaCore:
             events = [events]
         events = list(events)
         result = self._pipeline.run(events, Channel(channel) if channel else None)
+        self._beliefs.after_commit(result.stored)  # beliefs: after the write transaction commits
         if result.stored:
             self.apply_outbox()
             if any(_carries_schema(event) for event in events):
@@ -546,6 +558,30 @@ class DeltaCore:
         """Logged system events (``CAUSAL_LOOP`` …), oldest first."""
         return self._sql.system_events(kind, tenant)
 
+    # ---- beliefs (Layer 3: deltacore.belief) ---------------------------------------------------
+
+    def facts(self, subject: str | None = None, attribute: str | None = None, at: Any = None, *, tenant: str = "default") -> list[Fact]:
+        """Facts valid at ``at`` (a datetime, unix seconds or ISO date; default: what is believed
+        now), optionally of one subject and attribute (``facts("user", "preferred language")``)."""
+        return self._beliefs.facts(subject, attribute, at, tenant=tenant)
+
+    def history(self, subject: str, attribute: str, *, tenant: str = "default") -> list[Fact]:
+        """Every value a slot ever had, oldest valid time first, superseded ones included."""
+        return self._beliefs.history(subject, attribute, tenant=tenant)
+
+    def query_belief(self, entity: str, at_time: Any = None, *, tenant: str = "default") -> BeliefState:
+        """What is believed about ``entity`` at ``at_time`` (default now): per attribute, a
+        distribution over values plus UNKNOWN, its confidence and whether it is STALE."""
+        return self._beliefs.query_belief(entity, at_time, tenant=tenant)
+
+    def conflicts(self, *, tenant: str = "default", include_resolved: bool = False) -> list[ConflictRecord]:
+        """Contradictions (E03) the policy could not settle, oldest first."""
+        return self._beliefs.conflicts(tenant=tenant, include_resolved=include_resolved)
+
+    def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
+        """Settle a conflict: ``"old"``, ``"new"``, a fact id or a value (``"new: confirmed by HR"``)."""
+        return self._beliefs.resolve_conflict(conflict_id, resolution)
+
 
 def _carries_schema(event: Event | dict[str, Any]) -> bool:
     if isinstance(event, Event):
@@ -660,6 +696,23 @@ class AsyncDeltaCore:
 
     async def apply_outbox(self) -> int:
         return await self._run("apply_outbox")
+
+    # ---- beliefs
+
+    async def facts(self, subject: str | None = None, attribute: str | None = None, at: Any = None, **fields: Any) -> list[Fact]:
+        return await self._run("facts", subject, attribute, at, **fields)
+
+    async def history(self, subject: str, attribute: str, **fields: Any) -> list[Fact]:
+        return await self._run("history", subject, attribute, **fields)
+
+    async def query_belief(self, entity: str, at_time: Any = None, **fields: Any) -> BeliefState:
+        return await self._run("query_belief", entity, at_time, **fields)
+
+    async def conflicts(self, **fields: Any) -> list[ConflictRecord]:
+        return await self._run("conflicts", **fields)
+
+    async def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
+        return await self._run("resolve_conflict", conflict_id, resolution)
 
     async def close(self) -> None:
         await self._run("close")

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from deltacore.errors import SchemaDrift
 
@@ -90,6 +90,8 @@ class MemoryFlag(StrEnum):
     """Learned under a tool schema that has since changed (E04)."""
     UNSTABLE = "unstable"
     """Its utility oscillates; it is waiting for review."""
+    SUPERSEDED = "superseded"
+    """The fact it states was replaced by a newer value (``MemoryPacket.superseded_by``)."""
 
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
@@ -148,6 +150,13 @@ class Event(BaseModel):
             return (value,)
         return value
 
+    @field_validator("meta")
+    @classmethod
+    def _fact_fields(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        if info.data.get("kind") is EventKind.FACT:
+            _check_fact_fields(value)
+        return value
+
     @model_validator(mode="after")
     def _has_content(self) -> Event:
         if not self.text.strip() and not self.tool_name:
@@ -155,6 +164,19 @@ class Event(BaseModel):
         if self.kind in (EventKind.TOOL_CALL, EventKind.TOOL_RESULT) and not self.tool_name:
             raise ValueError(f"tool_name is required for kind '{self.kind.value}'")
         return self
+
+
+_FACT_ROLES = (("subject",), ("attribute", "predicate"), ("value", "object"))
+
+
+def _check_fact_fields(meta: dict[str, Any]) -> None:
+    """A fact event that names a subject, attribute or value in ``meta`` must name all three."""
+    present = [any(meta.get(key) not in (None, "") for key in keys) for keys in _FACT_ROLES]
+    if any(present) and not all(present):
+        missing = _FACT_ROLES[present.index(False)][0]
+        raise ValueError(
+            f"meta.{missing} is missing: a fact event states meta.subject, meta.attribute and meta.value together"
+        )
 
 
 class Delta(BaseModel):
@@ -226,6 +248,21 @@ class MemoryPacket(BaseModel):
     token_cost: int = 0
     """Tokens this memory costs in a prompt (tiktoken ``cl100k_base``)."""
     meta: dict[str, Any] = Field(default_factory=dict)
+    # ---- beliefs (Layer 3): set when the memory states a fact the store tracks
+    belief_confidence: float | None = None
+    """How much the store believes what this memory states, in [0, 1], at the query's time."""
+    superseded_by: str | None = None
+    """Id of the fact that replaced this memory's fact (``DeltaCore.history`` lists both)."""
+    current_value: str | None = None
+    """The slot's value now, when this memory's value was superseded."""
+    conflict: dict[str, float] = Field(default_factory=dict)
+    """Competing values of an open conflict about this memory's fact, with their belief weights."""
+    belief_hint: str | None = None
+    """What to do before relying on it (``"re-observe before acting: …"`` when STALE)."""
+
+    @property
+    def superseded(self) -> bool:
+        return MemoryFlag.SUPERSEDED in self.flags
 
     @property
     def stale(self) -> bool:
@@ -282,6 +319,14 @@ class QueryCriteria(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     """Token budget: return the best memories that fit."""
     include_deltas: bool = True
+    as_of: datetime | None = None
+    """Answer as it stood then: the facts valid at this time rank first, memories written
+    after it are left out unless they state a fact valid then (naive = UTC)."""
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_utc(cls, value: datetime | None) -> datetime | None:
+        return as_utc(value) if value is not None else None
 
     @field_validator("agent_filter", "kinds", "routers", mode="before")
     @classmethod

@@ -57,6 +57,8 @@ def _rrf_ignoring_depth(ranked: Any, weights: Any, depth: int | None = None, k: 
 
 
 class Retriever:
+    beliefs: Any = None  # belief_ranking.BeliefRanking (set by the engine): facts reorder each slot after fusion
+
     def __init__(
         self,
         sql: SQLStore,
@@ -149,6 +151,7 @@ class Retriever:
                 fused = self._defence.rerank(
                     conn, fused, criteria.for_decision, criteria.tenant, ranked.get("semantic"), criteria.text
                 )
+            fused, belief_view = self.beliefs.rerank(conn, fused, criteria) if self.beliefs else (fused, {})
             # Build packets best first, only as many as the answer can use: all top_k when there
             # is no budget, else the pool the budget chooses from.
             wanted = criteria.top_k if criteria.max_tokens is None and self._reranker is None else limit * 2
@@ -160,6 +163,7 @@ class Retriever:
                 chunk = fused[position : position + wanted + 4]
                 position += len(chunk)
                 packets.extend(self._packets(conn, chunk, context, criteria, now, wanted - len(packets)))
+        packets = self.beliefs.annotate(packets, belief_view) if self.beliefs else packets
         if alerts and self._on_alert is not None:
             self._on_alert(criteria.tenant, criteria.text or "", alerts)
         if self._reranker is not None and criteria.text:

@@ -175,6 +175,14 @@ def _drop_mention_lookup_index(conn: Connection, dialect: str) -> None:
     conn.exec_driver_sql("DROP INDEX IF EXISTS ix_dc_mentions_lookup")
 
 
+def _facts_and_conflicts(conn: Connection, dialect: str) -> None:
+    from deltacore.storage.tables import conflicts, fact_events, facts
+
+    facts.create(conn, checkfirst=True)
+    fact_events.create(conn, checkfirst=True)
+    conflicts.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _create_tables,
     _full_text_index,
@@ -189,6 +197,7 @@ MIGRATIONS: list[Callable[[Connection, str], None]] = [
     _about_tokens,
     _mention_role_index,
     _drop_mention_lookup_index,
+    _facts_and_conflicts,
 ]
 
 
