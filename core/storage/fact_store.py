@@ -93,7 +93,7 @@ class FactStore:
     def lock_tenant(self, conn: Connection, tenant: str) -> None:
         """Serialise belief updates of one tenant across processes (SQLite's write lock already does)."""
         if self.dialect == "postgresql":
-            conn.execute(text("SELECT pg_advisory_xact_lock(7305188032, hashtext(:tenant))"), {"tenant": tenant})
+            conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended('dc_facts:' || :tenant, 0))"), {"tenant": tenant})
 
     def stored_events(self, conn: Connection, ids: Sequence[str]) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = []
