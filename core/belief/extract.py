@@ -152,6 +152,13 @@ def timestamp_of(value: Any) -> float | None:
 
 # ---- sentences ---------------------------------------------------------------------------------
 
+# Every rule below needs one of these words: a sentence without any is skipped at once.
+_TRIGGER = re.compile(
+    r"\b(?:is|are|lives?|living|resid\w+|based|located|moved|relocated|works?|working|joined|employed|prefers?|"
+    r"favou?rs?|switch\w*|migrat\w+|changed|uses?|using|codes|programs|writes|develops|runs|running|listens?|"
+    r"listening|serves|serving|reports|became)\b|['’]s\b",
+    re.I,
+)
 _SPLIT = re.compile(r"(?<=[.!;])\s+|\n+")
 _UNSURE = re.compile(
     r"\?|\b(?:if|maybe|perhaps|might|could|would|should|probably|possibly|wants? to|plans? to|planning|will|"
@@ -238,7 +245,7 @@ class RuleFactExtractor:
     def sentence_claim(self, sentence: str, actor: str | None, user_id: str | None, reference: float) -> FactClaim | None:
         """The fact one sentence states, or None when it states none this extractor is sure of."""
         s = " ".join(sentence.split()).strip().rstrip(".!")
-        if not s or len(s) > MAX_SENTENCE_CHARS:
+        if not s or len(s) > MAX_SENTENCE_CHARS or _TRIGGER.search(s) is None:
             return None
         correction = False
         if (m := _CORRECTION.match(s)) is not None:

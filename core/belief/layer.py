@@ -33,8 +33,16 @@ class FactRepository(Protocol):
     def writer(self) -> AbstractContextManager[Any]: ...
     def lock_tenant(self, conn: Any, tenant: str) -> None: ...
     def stored_events(self, conn: Any, ids: Sequence[str]) -> list[dict[str, Any]]: ...
-    def slot_facts(self, conn: Any, tenant: str, subjects: Sequence[str]) -> list[dict[str, Any]]: ...
-    def slot_conflicts(self, conn: Any, tenant: str, subjects: Sequence[str]) -> list[dict[str, Any]]: ...
+    def slot_facts(
+        self,
+        conn: Any,
+        tenant: str,
+        subjects: Sequence[str],
+        attributes: Sequence[str] | None = None,
+        with_events: bool = True,
+        open_after: float | None = None,
+    ) -> list[dict[str, Any]]: ...
+    def slot_conflicts(self, conn: Any, tenant: str, subjects: Sequence[str], pending_only: bool = False) -> list[dict[str, Any]]: ...
     def facts(self, conn: Any, tenant: str, subject: str | None = None, attribute: str | None = None) -> list[dict[str, Any]]: ...
     def facts_by_id(self, conn: Any, fact_ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
     def facts_of_events(self, conn: Any, event_ids: Sequence[str]) -> dict[str, list[str]]: ...
@@ -42,7 +50,7 @@ class FactRepository(Protocol):
     def conflicts(self, conn: Any, tenant: str, include_resolved: bool = False) -> list[dict[str, Any]]: ...
     def conflict(self, conn: Any, conflict_id: str) -> dict[str, Any] | None: ...
     def save(self, conn: Any, facts: Sequence[dict[str, Any]], links: Sequence[dict[str, Any]], conflicts: Sequence[dict[str, Any]]) -> None: ...
-    def log(self, conn: Any, tenant: str, kind: str, payload: dict[str, Any]) -> None: ...
+    def log(self, conn: Any, entries: Sequence[tuple[str, str, dict[str, Any]]]) -> None: ...
 
 
 NewcomerCheck = Callable[[Any, str, set[str]], set[str]]
@@ -128,9 +136,16 @@ class BeliefLayer:
     def _apply(self, tenant: str, statements: list[Statement]) -> int:
         statements.sort(key=lambda s: (s.valid_from, s.ts, s.event_id))
         subjects = sorted({s.claim.subject for s in statements})
+        attributes = sorted({s.claim.attribute for s in statements})
         with self.store.writer() as conn:
             self.store.lock_tenant(conn, tenant)
-            book = self._book(conn, tenant, subjects)
+            # Facts closed before the batch's earliest statement cannot be touched by it.
+            book = self._book(conn, tenant, subjects, attributes, statements[0].valid_from)
+            book.seen = {
+                (event_id, fact_id)
+                for event_id, fact_ids in self.store.facts_of_events(conn, sorted({s.event_id for s in statements})).items()
+                for fact_id in fact_ids
+            }
             sources = {s.source for s in statements if s.source}
             newcomers = self._newcomers(conn, tenant, sources) if self._newcomers is not None and sources else set()
             for st in statements:
@@ -139,20 +154,23 @@ class BeliefLayer:
             self._save(conn, book)
         return len(statements)
 
-    def _book(self, conn: Any, tenant: str, subjects: Sequence[str]) -> SlotBook:
-        facts = {f["id"]: f for f in self.store.slot_facts(conn, tenant, subjects)}
+    def _book(
+        self, conn: Any, tenant: str, subjects: Sequence[str], attributes: Sequence[str] | None = None, open_after: float | None = None
+    ) -> SlotBook:
+        # The write path needs no statement links: what a batch already stated is in ``seen``.
+        rows = self.store.slot_facts(conn, tenant, subjects, attributes, with_events=attributes is None, open_after=open_after)
+        facts = {f["id"]: f for f in rows}
         for fact in facts.values():
             fact["status"] = FactStatus(fact["status"])
             fact["sources"] = list(fact["sources"] or [])
-        conflicts = {c["id"]: c for c in self.store.slot_conflicts(conn, tenant, subjects)}
+        conflicts = {c["id"]: c for c in self.store.slot_conflicts(conn, tenant, subjects, pending_only=True)}
         return SlotBook(self.policy, facts, conflicts)
 
     def _save(self, conn: Any, book: SlotBook) -> None:
         facts = [{**book.facts[i], "status": str(FactStatus(book.facts[i]["status"]).value)} for i in sorted(book.changed_facts)]
         conflicts = [book.conflicts[i] for i in sorted(book.changed_conflicts)]
         self.store.save(conn, facts, book.links, conflicts)
-        for tenant, kind, payload in book.system_events:
-            self.store.log(conn, tenant, kind, payload)
+        self.store.log(conn, book.system_events)
 
     # ---- reading -----------------------------------------------------------------------------------
 
@@ -220,7 +238,7 @@ class BeliefLayer:
                 raise NotFoundError(f"no conflict with id {conflict_id!r}")
             self.store.lock_tenant(conn, conflict["tenant"])
             book = self._book(conn, conflict["tenant"], [conflict["subject"]])
-            conflict = book.conflicts[conflict_id]
+            conflict = book.conflicts.setdefault(conflict_id, conflict)
             winner = _winner(conflict, choice, book)
             book.resolve(conflict, winner, ConflictResolution.HUMAN_RESOLVED, note.strip() or choice)
             book.system_events.append(

@@ -130,6 +130,8 @@ class SlotBook:
     changed_conflicts: set[str] = field(default_factory=set)
     links: list[dict[str, Any]] = field(default_factory=list)
     system_events: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    seen: set[tuple[str, str]] = field(default_factory=set)
+    """(event id, fact id) pairs already stored: re-applying them is a no-op."""
 
     def slot(self, tenant: str, subject: str, attribute: str) -> list[dict[str, Any]]:
         return [
@@ -142,7 +144,7 @@ class SlotBook:
         """Apply one statement; returns what happened (corroborated, current, history, superseded, conflict)."""
         c = st.claim
         slot = self.slot(st.tenant, c.subject, c.attribute)
-        if any(st.event_id in f["event_ids"] for f in slot):
+        if any(st.event_id in f["event_ids"] or (st.event_id, f["id"]) in self.seen for f in slot):
             return "seen"  # a re-run after a crash, or the same event stating it twice
         key, t = value_key(c.value), st.valid_from
         same = [f for f in slot if f["value_key"] == key and (is_open(f) or _covers(f, t))]

@@ -13,11 +13,11 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Select, select, text
+from sqlalchemy import Connection, Select, insert, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 
 from deltacore.storage.sql_store import SQLStore
-from deltacore.storage.tables import conflicts, events, fact_events, facts
+from deltacore.storage.tables import conflicts, events, fact_events, facts, system_events
 
 CHUNK = 500
 _FACT_COLUMNS = [c.name for c in facts.columns]
@@ -37,8 +37,15 @@ def stored_events_statement(ids: Sequence[str]) -> Select:
     return select(*_STORED_EVENT_COLUMNS).where(events.c.id.in_(list(ids)))
 
 
-def slot_facts_statement(tenant: str, subjects: Sequence[str]) -> Select:
-    return select(facts).where(facts.c.tenant == tenant, facts.c.subject.in_(sorted(set(subjects))))
+def slot_facts_statement(
+    tenant: str, subjects: Sequence[str], attributes: Sequence[str] | None = None, open_after: float | None = None
+) -> Select:
+    statement = select(facts).where(facts.c.tenant == tenant, facts.c.subject.in_(sorted(set(subjects))))
+    if attributes is not None:
+        statement = statement.where(facts.c.attribute.in_(sorted(set(attributes))))
+    if open_after is not None:
+        statement = statement.where(or_(facts.c.valid_until.is_(None), facts.c.valid_until > open_after))
+    return statement
 
 
 def facts_statement(tenant: str, subject: str | None, attribute: str | None) -> Select:
@@ -102,16 +109,34 @@ class FactStore:
             rows.extend(dict(r._mapping) for r in conn.execute(stored_events_statement(ids[start : start + CHUNK])))
         return rows
 
-    def slot_facts(self, conn: Connection, tenant: str, subjects: Sequence[str]) -> list[dict[str, Any]]:
-        """Every fact about these subjects, with ``event_ids`` (oldest statement first)."""
+    def slot_facts(
+        self,
+        conn: Connection,
+        tenant: str,
+        subjects: Sequence[str],
+        attributes: Sequence[str] | None = None,
+        with_events: bool = True,
+        open_after: float | None = None,
+    ) -> list[dict[str, Any]]:
+        """Facts about these subjects (and attributes), with ``event_ids`` (oldest statement
+        first) unless ``with_events=False`` (then an empty list); with ``open_after``, only
+        those still true after that time."""
         if not subjects:
             return []
-        return self._with_events(conn, [dict(r._mapping) for r in conn.execute(slot_facts_statement(tenant, subjects))])
+        rows = [dict(r._mapping) for r in conn.execute(slot_facts_statement(tenant, subjects, attributes, open_after))]
+        if not with_events:
+            for row in rows:
+                row["event_ids"] = []
+            return rows
+        return self._with_events(conn, rows)
 
-    def slot_conflicts(self, conn: Connection, tenant: str, subjects: Sequence[str]) -> list[dict[str, Any]]:
+    def slot_conflicts(self, conn: Connection, tenant: str, subjects: Sequence[str], pending_only: bool = False) -> list[dict[str, Any]]:
         if not subjects:
             return []
-        return [dict(r._mapping) for r in conn.execute(slot_conflicts_statement(tenant, subjects))]
+        statement = slot_conflicts_statement(tenant, subjects)
+        if pending_only:
+            statement = statement.where(conflicts.c.resolution == "pending")
+        return [dict(r._mapping) for r in conn.execute(statement)]
 
     def facts(self, conn: Connection, tenant: str, subject: str | None = None, attribute: str | None = None) -> list[dict[str, Any]]:
         return self._with_events(conn, [dict(r._mapping) for r in conn.execute(facts_statement(tenant, subject, attribute))])
@@ -173,8 +198,13 @@ class FactStore:
                 rows,
             )
 
-    def log(self, conn: Connection, tenant: str, kind: str, payload: dict[str, Any]) -> None:
-        self._sql.log_system_event(conn, tenant, kind, payload)
+    def log(self, conn: Connection, entries: Sequence[tuple[str, str, dict[str, Any]]]) -> None:
+        """System events (tenant, kind, payload), in one statement."""
+        if entries:
+            now = time.time()
+            conn.execute(
+                insert(system_events), [{"ts": now, "tenant": t, "kind": k, "payload": p} for t, k, p in entries]
+            )
 
     def _with_events(self, conn: Connection, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         by_id = {row["id"]: row for row in rows}
