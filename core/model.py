@@ -170,9 +170,10 @@ _FACT_ROLES = (("subject",), ("attribute", "predicate"), ("value", "object"))
 
 
 def _check_fact_fields(meta: dict[str, Any]) -> None:
-    """A fact event that names a subject, attribute or value in ``meta`` must name all three."""
+    """A fact event that names a subject or an attribute in ``meta`` must name all three (a
+    ``value`` alone is an adapter's payload, e.g. the LangGraph store's)."""
     present = [any(meta.get(key) not in (None, "") for key in keys) for keys in _FACT_ROLES]
-    if any(present) and not all(present):
+    if (present[0] or present[1]) and not all(present):
         missing = _FACT_ROLES[present.index(False)][0]
         raise ValueError(
             f"meta.{missing} is missing: a fact event states meta.subject, meta.attribute and meta.value together"

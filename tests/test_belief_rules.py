@@ -109,6 +109,7 @@ def test_tool_result_json_about_an_entity():
 def test_explicit_fields_name_what_is_missing():
     assert explicit_fields({"subject": "Dana", "predicate": "home city", "object": "Oslo"}) == ("Dana", "home city", "Oslo")
     assert explicit_fields({"other": 1}) is None
+    assert explicit_fields({"key": "drink", "value": {"text": "green tea"}}) is None  # the LangGraph store's payload
     with pytest.raises(FactFieldError, match="meta.subject"):
         explicit_fields({"attribute": "home city", "value": "Oslo"})
     with pytest.raises(FactFieldError, match="meta.value"):

@@ -69,8 +69,8 @@ def explicit_fields(meta: dict[str, Any]) -> tuple[str, str, Any] | None:
     attribute = next((meta[k] for k in ATTRIBUTE_KEYS if meta.get(k) not in (None, "")), None)
     value = next((meta[k] for k in VALUE_KEYS if meta.get(k) is not None and meta.get(k) != ""), None)
     subject = meta.get("subject")
-    if subject in (None, "") and attribute is None and value is None:
-        return None
+    if subject in (None, "") and attribute is None:
+        return None  # a bare ``value`` is an adapter's payload (the LangGraph store's), not a fact
     if not isinstance(subject, str) or not subject.strip():
         raise FactFieldError("meta.subject", "a fact with an attribute or value needs a subject (who or what it is about)")
     if attribute is None:
