@@ -247,3 +247,14 @@ def test_async_twin(backend):
             await memory.close()
 
     assert asyncio.run(run()) == ["Paris"]
+
+
+def test_correction_rejects_the_denied_value_instead_of_ending_it(memory):
+    say(memory, "Alice lives in Paris", 20)
+    say(memory, "Correction: Alice lives in Berlin, not Paris", 1)
+
+    history = {f.value: f for f in memory.history("alice", "home city")}
+    paris, berlin = history["Paris"], history["Berlin"]
+    assert paris.status is FactStatus.REJECTED and paris.superseded_by == berlin.id
+    assert berlin.valid_from == paris.valid_from  # it was Berlin all along
+    assert [f.value for f in memory.facts("alice", at=days_ago(10))] == ["Berlin"]

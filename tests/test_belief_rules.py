@@ -123,6 +123,7 @@ def test_slot_identity_is_exact_after_normalisation():
     assert normalise_attribute("Favourite language") == normalise_attribute("programming_language") == "preferred language"
     assert value_key("Golang") == value_key("go") and value_key("Berlin.") == value_key("berlin")
     assert value_key("running") == value_key("healthy") == "up"
+    assert value_key("Acme Corp.") == value_key("acme") and value_key("Co") == "co"
 
 
 def _fact(value, weight=1.0, last=0.0, klass="status", status="current"):

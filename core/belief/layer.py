@@ -1,8 +1,9 @@
 """Layer 3: the belief layer. Facts from stored events, the contradiction policy, belief states.
 
 Runs after the write transaction has committed, on the stored events (with the trust score and
-namespace the gateway gave them), in a transaction of its own: a crash between the two only
-delays the facts, and re-running finds the same fact ids (derived from event id and slot).
+namespace the gateway gave them), in a transaction of its own. Re-running it on the same events
+is harmless: fact ids derive from event id and slot, and a statement already linked to a fact
+is skipped.
 
 >>> # memory.ingest([{"text": "the user prefers Python"}]); memory.facts("user")[0].value
 """

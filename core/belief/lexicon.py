@@ -75,6 +75,7 @@ STATUS_WORDS = frozenset({"up", "down", "degraded", *(k for k, v in _VALUE_SYNON
 
 FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
 USER_WORDS = frozenset({"user", "the user", "our user", "the customer", "customer"})
+_COMPANY_SUFFIX = re.compile(r",?\s+(?:inc|corp|corporation|ltd|limited|llc|plc|gmbh|ag|co|company|group)\.?$")
 _TRAILING_NOISE = re.compile(r"\s+(?:now|these days|nowadays|currently|anymore|again|too|as well)$", re.IGNORECASE)
 
 
@@ -115,6 +116,7 @@ def value_key(value: str) -> str:
     text = _TRAILING_NOISE.sub("", clean(str(value)).casefold())
     text = _ARTICLE.sub("", text).strip()
     text = re.sub(r"\s+(?:city|language|lang)$", "", text) if text not in VALUE_CATEGORY else text
+    text = _COMPANY_SUFFIX.sub("", text) or text  # "Acme Corp" is "Acme"
     return _VALUE_SYNONYMS.get(text, text)
 
 

@@ -164,8 +164,14 @@ class SlotBook:
             return "current"
         current = max(open_facts, key=lambda f: (f["weight"], f["valid_from"]))
         if self._may_supersede(st, open_facts):
+            denied = value_key(c.denied) if c.denied else None
             for old in open_facts:
-                self._close(old, t, new["id"], FactStatus.SUPERSEDED)
+                if old["value_key"] == denied:
+                    # "Correction: …, not Paris": Paris was never true, the new value was.
+                    new["valid_from"] = min(new["valid_from"], old["valid_from"])
+                    self._close(old, old["valid_from"], new["id"], FactStatus.REJECTED)
+                else:
+                    self._close(old, t, new["id"], FactStatus.SUPERSEDED)
             for conflict in self._pending(st.tenant, c.subject, c.attribute):
                 self._resolve(conflict, new["id"], ConflictResolution.AUTO_RESOLVED, "superseded by a newer value")
             self._event(st, "superseded", new, current)
