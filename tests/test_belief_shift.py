@@ -32,3 +32,18 @@ def test_divergence_is_zero_for_identical_counts():
 
     counts = Counter({"a": 3, "b": 1})
     assert divergence(counts, counts) == 0.0
+
+
+def test_the_store_logs_a_shift_when_the_tools_change(memory):
+    def batch(tools: list[str], start: int) -> list[dict]:
+        return [
+            {"kind": "tool_call", "tool_name": tools[i % len(tools)], "tool_args": {"step": start + i}, "episode_id": f"run-{start}"}
+            for i in range(100)
+        ]
+
+    for start in range(0, 400, 100):
+        memory.ingest(batch(["deploy", "read_logs", "restart"], start))
+    assert memory.system_events("DISTRIBUTION_SHIFT") == []
+    memory.ingest(batch(["k8s_apply", "helm_upgrade"], 400))
+    [shift] = memory.system_events("DISTRIBUTION_SHIFT")
+    assert shift["payload"]["code"] == "E07" and shift["payload"]["kl"] > 1.0

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from deltacore.belief.extract import FactExtractor, FactFieldError, RuleFactExtractor, timestamp_of
 from deltacore.belief.lexicon import canonical_subject, normalise_attribute
 from deltacore.belief.policy import BeliefPolicy, SlotBook, Statement
+from deltacore.belief.shift import ShiftMonitor, event_features
 from deltacore.belief.records import BeliefState, ConflictRecord, ConflictResolution, Fact, FactStatus
 from deltacore.belief.staleness import slot_belief, valid_at
 from deltacore.errors import InvalidQueryError, NotFoundError
@@ -102,6 +103,7 @@ class BeliefLayer:
         self.policy = (policy or BeliefPolicy()).checked()
         self.extractor = extractor or RuleFactExtractor()
         self._newcomers = newcomers
+        self.shift = ShiftMonitor()
 
     # ---- write path --------------------------------------------------------------------------------
 
@@ -115,6 +117,7 @@ class BeliefLayer:
         with self.store.reader() as conn:
             rows = self.store.stored_events(conn, stored_ids)
         by_tenant: dict[str, list[Statement]] = {}
+        features: dict[str, list[list[str]]] = {}
         for row in rows:
             if row["namespace"] == "quarantine":
                 continue  # never retrieved, so never believed (a release can re-derive it)
@@ -123,7 +126,9 @@ class BeliefLayer:
                 claims = self.extractor.claims(event)
             except FactFieldError as exc:
                 log.warning("event %s states no usable fact: %s", event.id, exc)
-                continue
+                claims = []
+            classes = sorted({self.policy.class_of(c.attribute) for c in claims})
+            features.setdefault(event.tenant, []).append(event_features(row, classes))
             for claim in claims:
                 by_tenant.setdefault(event.tenant, []).append(
                     Statement(claim, event.id, event.tenant, event.ts.timestamp(), event.source, float(event.trust),
@@ -132,6 +137,11 @@ class BeliefLayer:
         applied = 0
         for tenant, statements in by_tenant.items():
             applied += self._apply(tenant, statements)
+        alarms = [alarm for tenant, found in features.items() for alarm in self.shift.observe(tenant, found)]
+        if alarms:
+            log.warning("E07 DISTRIBUTION_SHIFT in %s", ", ".join(sorted({a.tenant for a in alarms})))
+            with self.store.writer() as conn:
+                self.store.log(conn, [(a.tenant, "DISTRIBUTION_SHIFT", a.payload()) for a in alarms])
         return applied
 
     def _apply(self, tenant: str, statements: list[Statement]) -> int:

@@ -25,7 +25,7 @@ _CONFLICT_COLUMNS = [c.name for c in conflicts.columns]
 _STORED_EVENT_COLUMNS = (
     events.c.id, events.c.tenant, events.c.agent_id, events.c.user_id, events.c.session_id, events.c.ts,
     events.c.kind, events.c.role, events.c.actor, events.c.source, events.c.channel, events.c.namespace,
-    events.c.text, events.c.confidence, events.c.trust, events.c.meta,
+    events.c.text, events.c.confidence, events.c.trust, events.c.meta, events.c.tool_name, events.c.entities,
 )
 
 
