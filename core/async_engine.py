@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from deltacore.belief import BeliefState, ConflictRecord, Fact
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
@@ -266,3 +267,27 @@ class AsyncDeltaCore:
     async def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
         """Logged system events; see :meth:`DeltaCore.system_events`."""
         return await asyncio.to_thread(self.sync.system_events, kind, tenant)
+
+    # ---- beliefs --------------------------------------------------------------------------------
+
+    async def facts(
+        self, subject: str | None = None, attribute: str | None = None, at: Any = None, *, tenant: str = "default"
+    ) -> list[Fact]:
+        """Facts valid at ``at``; see :meth:`DeltaCore.facts`."""
+        return await asyncio.to_thread(self.sync.facts, subject, attribute, at, tenant=tenant)
+
+    async def history(self, subject: str, attribute: str, *, tenant: str = "default") -> list[Fact]:
+        """Every value a slot ever had; see :meth:`DeltaCore.history`."""
+        return await asyncio.to_thread(self.sync.history, subject, attribute, tenant=tenant)
+
+    async def query_belief(self, entity: str, at_time: Any = None, *, tenant: str = "default") -> BeliefState:
+        """What is believed about an entity; see :meth:`DeltaCore.query_belief`."""
+        return await asyncio.to_thread(self.sync.query_belief, entity, at_time, tenant=tenant)
+
+    async def conflicts(self, *, tenant: str = "default", include_resolved: bool = False) -> list[ConflictRecord]:
+        """Unsettled contradictions; see :meth:`DeltaCore.conflicts`."""
+        return await asyncio.to_thread(self.sync.conflicts, tenant=tenant, include_resolved=include_resolved)
+
+    async def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
+        """Settle a conflict; see :meth:`DeltaCore.resolve_conflict`."""
+        return await asyncio.to_thread(self.sync.resolve_conflict, conflict_id, resolution)

@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from deltacore.errors import ConfigurationError, first_validation_error
+from deltacore.belief_policy import BeliefPolicy
 from deltacore.trust_policy import TrustPolicy
 
 DEFAULT_HALF_LIFE_HOURS = 24 * 30
@@ -75,6 +76,14 @@ class DeltaCoreConfig(BaseModel):
     """Overwrite deleted SQLite content (free pages would otherwise keep it)."""
     trust: TrustPolicy = Field(default_factory=TrustPolicy)
     """The trust gateway's thresholds and weights (``docs/security.md``); a dict is accepted."""
+    belief: BeliefPolicy = Field(default_factory=BeliefPolicy)
+    """How facts supersede each other and how observations go stale (``docs/architecture.md``,
+    "What is still true"); a dict is accepted."""
+
+    @field_validator("belief")
+    @classmethod
+    def _belief_checked(cls, value: BeliefPolicy) -> BeliefPolicy:
+        return value.checked()
 
     @field_validator("database_url")
     @classmethod

@@ -32,7 +32,7 @@ from deltacore.governor import TokenCounter
 from deltacore.delta.ids import delta_id_for
 from deltacore.ingest.after_commit import AfterCommitSteps
 from deltacore.ingest.pipeline import IngestPipeline
-from deltacore.ingest.steps import HoneypotStep, OutboxStep, SchemaDriftStep
+from deltacore.ingest.steps import BeliefStep, HoneypotStep, OutboxStep, SchemaDriftStep
 from deltacore.ingest.trust_effects import TrustPlaybookStep
 from deltacore.ingest.write_set import embedding_text
 from deltacore.model import (
@@ -45,14 +45,19 @@ from deltacore.model import (
     QueryCriteria,
     StoreStats,
 )
+from deltacore.gateway.standing import newcomer_sources
 from deltacore.retrieval import Retriever
+from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
+from deltacore.belief import BeliefLayer
+from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
 from deltacore.storage import HotTier, SQLStore
 from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
+from deltacore.storage.fact_store import FactStore
 from deltacore.storage.journal import AfterCommitJournal
 from deltacore.storage.records import event_from_row
 from deltacore.storage.decision_store import DecisionRepository
@@ -65,7 +70,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods):
+class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -97,6 +102,11 @@ class DeltaCore(LearningMethods, TrustMethods):
         self._learner = Learner(self._sql, learning, drift, config.decay_rate_per_hour)
         self._drift = DriftMonitor(self._sql, drift, learning, config.decay_rate_per_hour)
         self._propagator = Propagator(self._sql)
+        self._beliefs = BeliefLayer(
+            FactStore(self._sql),
+            config.belief,
+            newcomers=lambda conn, tenant, sources: newcomer_sources(conn, config.trust, tenant, sources),
+        )
         self._pipeline = IngestPipeline(
             self._sql,
             TrustGateway(config.trust, self._trust),
@@ -121,6 +131,7 @@ class DeltaCore(LearningMethods, TrustMethods):
             trust=config.trust,
             honeypots=self._honeypots,
             on_alert=self._honeypot_alert,
+            beliefs=BeliefRanking(self._beliefs),
         )
         self._decisions = DecisionRecall(
             self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
@@ -134,6 +145,7 @@ class DeltaCore(LearningMethods, TrustMethods):
         """What follows every committed write, in order (later layers register theirs)."""
         steps = AfterCommitSteps(self._sql, AfterCommitJournal())
         steps.register(TrustPlaybookStep(self.config.trust, self._trust, self._propagator))
+        steps.register(BeliefStep(self._beliefs))
         steps.register(OutboxStep(self.apply_outbox))
         steps.register(SchemaDriftStep(self._drift))
         steps.register(HoneypotStep(self._honeypots))

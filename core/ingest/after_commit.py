@@ -94,27 +94,26 @@ class AfterCommitSteps:
         return entries
 
     def run(self, batch: CommittedBatch, journaled: dict[str, tuple[int, dict[str, Any]]]) -> list[StepOutcome]:
-        """After the commit: every step, in order. A step that fails does not undo or hide the
-        committed write: its failure is reported as a warning; a durable step's journal entry
-        stays and is retried by :meth:`replay` (on the next write of this process, and on open)."""
+        """After the commit: the durable steps with work journaled (together, in one write
+        transaction, each in a savepoint of its own), then the best-effort steps, in order.
+
+        A step that fails does not undo or hide the committed write: its failure is reported as
+        a warning; a durable step's journal entry stays and is retried by :meth:`replay` (on the
+        next write of this process, and on open)."""
         if self._failed_durable:
             self.replay()
-        outcomes = []
-        for step in self._steps:
-            durable = isinstance(step, DurableStep) and not isinstance(step, AfterCommitStep)
-            if durable and step.name not in journaled:
-                continue
-            if not durable and not batch.stored:
-                continue
-            try:
-                outcome = self._apply(step, *journaled[step.name]) if durable else step.run(batch)  # type: ignore[union-attr]
-            except Exception as exc:  # noqa: BLE001 - reported; the write is committed either way
-                log.error("after-commit step %s failed", step.name, exc_info=True)
-                self._failed_durable = self._failed_durable or durable
-                retry = "it is journaled and will be retried" if durable else "it is retried by the next write or query"
-                outcome = StepOutcome(warnings=(f"after-commit step {step.name} failed ({type(exc).__name__}: {exc}); the write is stored, {retry}",))
-            if outcome is not None:
-                outcomes.append(outcome)
+        durable = [(step, *journaled[step.name]) for step in self._durable() if step.name in journaled]
+        outcomes = self._apply(durable) if durable else []
+        if batch.stored:
+            for step in self._steps:
+                if isinstance(step, DurableStep) and not isinstance(step, AfterCommitStep):
+                    continue
+                try:
+                    outcome = step.run(batch)
+                except Exception as exc:  # noqa: BLE001 - reported; the write is committed either way
+                    outcome = self._failure(step.name, exc, durable=False)
+                if outcome is not None:
+                    outcomes.append(outcome)
         return outcomes
 
     def replay(self) -> int:
@@ -122,19 +121,36 @@ class AfterCommitSteps:
         durable = {step.name: step for step in self._durable()}
         with self._db.reader() as conn:
             pending = self._journal.pending(conn, list(durable))
+        self._failed_durable = False
         for entry in pending:
             log.info("replaying after-commit step %s (journal entry %s)", entry.step, entry.id)
-            self._apply(durable[entry.step], entry.id, entry.payload)
-        self._failed_durable = False
+        self._apply([(durable[entry.step], entry.id, entry.payload) for entry in pending])
         return len(pending)
 
-    def _apply(self, step: DurableStep, entry_id: int, payload: dict[str, Any]) -> StepOutcome | None:
+    def _apply(self, entries: Sequence[tuple[DurableStep, int, dict[str, Any]]]) -> list[StepOutcome]:
+        outcomes: list[StepOutcome] = []
         with self._db.writer() as conn:
-            # Claimed in the same transaction as the work: another process replaying the journal
-            # at the same time finds the row gone and skips it.
-            if not self._journal.claim(conn, entry_id):
-                return None
-            return step.apply(conn, payload)
+            for step, entry_id, payload in entries:
+                try:
+                    # A savepoint per step: one that fails leaves the others' work, and its own
+                    # journal row, in place.
+                    with conn.begin_nested():
+                        # Claimed in the same transaction as the work: another process replaying
+                        # the journal at the same time finds the row gone and skips it.
+                        if not self._journal.claim(conn, entry_id):
+                            continue
+                        outcome = step.apply(conn, payload)
+                except Exception as exc:  # noqa: BLE001 - reported; the write is committed either way
+                    outcome = self._failure(step.name, exc, durable=True)
+                if outcome is not None:
+                    outcomes.append(outcome)
+        return outcomes
+
+    def _failure(self, name: str, exc: Exception, *, durable: bool) -> StepOutcome:
+        log.error("after-commit step %s failed", name, exc_info=exc)
+        self._failed_durable = self._failed_durable or durable
+        retry = "it is journaled and will be retried" if durable else "it is retried by the next write or query"
+        return StepOutcome(warnings=(f"after-commit step {name} failed ({type(exc).__name__}: {exc}); the write is stored, {retry}",))
 
     def _durable(self) -> Iterator[DurableStep]:
         for step in self._steps:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from deltacore.ingest.stages import CommittedBatch, StepOutcome
@@ -55,4 +55,25 @@ class HoneypotStep:
 
     def run(self, batch: CommittedBatch) -> StepOutcome | None:
         self._honeypots.ensure(batch.tenants)
+        return None
+
+
+class BeliefUpdater(Protocol):
+    def update(self, conn: Any, stored_ids: Sequence[str]) -> int: ...
+
+
+class BeliefStep:
+    """Facts in time from the stored events (``deltacore.belief``): durable, so a crash after
+    the commit cannot lose what the events stated."""
+
+    name = "beliefs"
+
+    def __init__(self, beliefs: BeliefUpdater) -> None:
+        self._beliefs = beliefs
+
+    def payload(self, batch: CommittedBatch) -> dict[str, Any] | None:
+        return {"event_ids": batch.stored_ids} if batch.stored else None
+
+    def apply(self, conn: Any, payload: dict[str, Any]) -> StepOutcome | None:
+        self._beliefs.update(conn, payload["event_ids"])
         return None

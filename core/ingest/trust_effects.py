@@ -60,8 +60,11 @@ class TrustPlaybookStep:
     def payload(self, batch: CommittedBatch) -> dict[str, Any] | None:
         if not self._policy.enabled:
             return None
-        writes = [DecidedWrite.of(s.event, s.verdict).to_json() for s in batch.decided if s.verdict is not None]
-        return {"writes": writes} if writes else None
+        writes = [DecidedWrite.of(s.event, s.verdict) for s in batch.decided if s.verdict is not None]
+        # A batch whose every write took the fast path has nothing to log or penalise.
+        if not any(w.action is not TrustAction.ACCEPT for w in writes) and not self._policy.log_accepted:
+            return None
+        return {"writes": [w.to_json() for w in writes]}
 
     def apply(self, conn: Any, payload: dict[str, Any]) -> StepOutcome | None:
         policy, ledger = self._policy, self._ledger

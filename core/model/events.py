@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from deltacore.model.base import FROZEN, as_utc, new_id, utc_now
 from deltacore.model.scope import Scope, Scoped
@@ -77,6 +77,13 @@ class Event(Scoped):
             return (value,)
         return value
 
+    @field_validator("meta")
+    @classmethod
+    def _fact_fields(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        if info.data.get("kind") is EventKind.FACT:
+            _check_fact_fields(value)
+        return value
+
     @model_validator(mode="after")
     def _has_content(self) -> Event:
         if not self.text.strip() and not self.tool_name:
@@ -84,6 +91,20 @@ class Event(Scoped):
         if self.kind in (EventKind.TOOL_CALL, EventKind.TOOL_RESULT) and not self.tool_name:
             raise ValueError(f"tool_name is required for kind '{self.kind.value}'")
         return self
+
+
+_FACT_ROLES = (("subject",), ("attribute", "predicate"), ("value", "object"))
+
+
+def _check_fact_fields(meta: dict[str, Any]) -> None:
+    """A fact event that names a subject or an attribute in ``meta`` must name all three (a
+    ``value`` alone is an adapter's payload, e.g. the LangGraph store's)."""
+    present = [any(meta.get(key) not in (None, "") for key in keys) for keys in _FACT_ROLES]
+    if (present[0] or present[1]) and not all(present):
+        missing = _FACT_ROLES[present.index(False)][0]
+        raise ValueError(
+            f"meta.{missing} is missing: a fact event states meta.subject, meta.attribute and meta.value together"
+        )
 
 
 class Delta(Scoped):

@@ -26,6 +26,8 @@ class MemoryFlag(StrEnum):
     """Learned under a tool schema that has since changed (E04)."""
     UNSTABLE = "unstable"
     """Its utility oscillates; it is waiting for review."""
+    SUPERSEDED = "superseded"
+    """The fact it states was replaced by a newer value (``MemoryPacket.superseded_by``)."""
 
 
 class MemoryPacket(Scoped):
@@ -61,6 +63,21 @@ class MemoryPacket(Scoped):
     token_cost: int = 0
     """Tokens this memory costs in a prompt (tiktoken ``cl100k_base``)."""
     meta: dict[str, Any] = Field(default_factory=dict)
+    # ---- beliefs (Layer 3): set when the memory states a fact the store tracks
+    belief_confidence: float | None = None
+    """How much the store believes what this memory states, in [0, 1], at the query's time."""
+    superseded_by: str | None = None
+    """Id of the fact that replaced this memory's fact (``DeltaCore.history`` lists both)."""
+    current_value: str | None = None
+    """The slot's value now, when this memory's value was superseded."""
+    conflict: dict[str, float] = Field(default_factory=dict)
+    """Competing values of an open conflict about this memory's fact, with their belief weights."""
+    belief_hint: str | None = None
+    """What to do before relying on it (``"re-observe before acting: …"`` when STALE)."""
+
+    @property
+    def superseded(self) -> bool:
+        return MemoryFlag.SUPERSEDED in self.flags
 
     @property
     def stale(self) -> bool:

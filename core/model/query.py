@@ -69,7 +69,7 @@ class QueryCriteria(Scoped):
         "text", "entity", "action", "outcome", "kinds", "time_range", "min_utility", "min_confidence", "min_trust",
         "exclude_stale", "exclude_tainted", "include_quarantined", "for_decision", "tenant", "agent_id",
         "agent_filter", "user_id", "session_id", "episode_id", "exclude_episode_id", "top_k", "routers",
-        "max_tokens", "include_deltas",
+        "max_tokens", "include_deltas", "as_of",
     )
     _flat_omit_none: ClassVar[tuple[str, ...]] = ("agent_id",)
 
@@ -108,6 +108,14 @@ class QueryCriteria(Scoped):
     max_tokens: int | None = Field(default=None, ge=1)
     """Token budget: return the best memories that fit."""
     include_deltas: bool = True
+    as_of: datetime | None = None
+    """Answer as it stood then: the facts valid at this time rank first, memories written
+    after it are left out unless they state a fact valid then (naive = UTC)."""
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_utc(cls, value: datetime | None) -> datetime | None:
+        return as_utc(value) if value is not None else None
 
     @field_validator("agent_filter", "kinds", "routers", mode="before")
     @classmethod

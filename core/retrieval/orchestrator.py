@@ -16,6 +16,7 @@ import numpy as np
 from deltacore.delta.utility import decayed_utility
 from deltacore.model import Delta, EventKind, MemoryFlag, MemoryPacket, Namespace, PresetName, QueryCriteria, RouterName, SearchBudget
 from deltacore.retrieval.defence import RetrievalDefence
+from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
 from deltacore.retrieval.packing import pack
 from deltacore.retrieval.presets import choose_routers
@@ -60,7 +61,10 @@ class Retriever:
         trust: Any = None,
         honeypots: Any = None,
         on_alert: Callable[[str, str, list[str]], None] | None = None,
+        beliefs: BeliefRanking | None = None,
     ) -> None:
+        # What the belief layer knows reorders each fact slot after fusion (belief_ranking.py).
+        self.beliefs = beliefs
         self._defence = RetrievalDefence(trust, honeypots) if trust is not None else None
         self._on_alert = on_alert
         self._sql = sql
@@ -141,6 +145,7 @@ class Retriever:
                 fused = self._defence.rerank(
                     conn, fused, criteria.for_decision, criteria.tenant, ranked.get(RouterName.SEMANTIC), criteria.text
                 )
+            fused, belief_view = self.beliefs.rerank(conn, fused, criteria) if self.beliefs else (fused, {})
             # Build packets best first, only as many as the answer can use: all top_k when there
             # is no budget, else the pool the budget chooses from.
             wanted = criteria.top_k if budget.max_tokens is None and self._reranker is None else limit * 2
@@ -152,6 +157,7 @@ class Retriever:
                 chunk = fused[position : position + wanted + 4]
                 position += len(chunk)
                 packets.extend(self._packets(conn, chunk, context, criteria, now, wanted - len(packets)))
+        packets = self.beliefs.annotate(packets, belief_view) if self.beliefs else packets
         if alerts and self._on_alert is not None:
             self._on_alert(criteria.tenant, criteria.text or "", alerts)
         if self._reranker is not None and criteria.text:

@@ -176,11 +176,18 @@ def _drop_mention_lookup_index(conn: Connection, dialect: Dialect) -> None:
     conn.exec_driver_sql("DROP INDEX IF EXISTS ix_dc_mentions_lookup")
 
 
-
 def _after_commit_journal(conn: Connection, dialect: Dialect) -> None:
     from deltacore.storage.tables import after_commit_journal
 
     after_commit_journal.create(conn, checkfirst=True)
+
+
+def _facts_and_conflicts(conn: Connection, dialect: Dialect) -> None:
+    from deltacore.storage.tables import conflicts, fact_events, facts
+
+    facts.create(conn, checkfirst=True)
+    fact_events.create(conn, checkfirst=True)
+    conflicts.create(conn, checkfirst=True)
 
 
 MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
@@ -198,6 +205,7 @@ MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _mention_role_index,
     _drop_mention_lookup_index,
     _after_commit_journal,
+    _facts_and_conflicts,
 ]
 
 

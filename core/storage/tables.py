@@ -312,3 +312,74 @@ after_commit_journal = Table(
     Column("created_at", Float, nullable=False),
     comment="work a write committed to do after its transaction; replayed on open after a crash",
 )
+
+facts = Table(
+    "dc_facts",
+    metadata,
+    Column("id", _ID, primary_key=True, comment="sha1 of (first event id, slot): re-deriving is harmless"),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("agent_id", _SCOPE),
+    Column("user_id", _SCOPE),
+    Column("session_id", _SCOPE),
+    Column("subject", String(256), nullable=False, comment="canonical subject id"),
+    Column("subject_name", String(256), nullable=False),
+    Column("attribute", String(128), nullable=False, comment="normalised attribute"),
+    Column("attribute_class", String(32), nullable=False),
+    Column("value", Text, nullable=False),
+    Column("value_key", String(256), nullable=False, comment="normalised value: equal keys corroborate"),
+    Column("valid_from", Float, nullable=False, comment="unix seconds: when it became true"),
+    Column("valid_until", Float, comment="when it stopped being true; NULL = still open"),
+    Column("recorded_at", Float, nullable=False, comment="when the store learned it"),
+    Column("last_observed", Float, nullable=False),
+    Column("confidence", Float, nullable=False),
+    Column("trust", Float, nullable=False),
+    Column("weight", Float, nullable=False, comment="belief weight within the slot"),
+    Column("source", String(256)),
+    Column("namespace", String(32), nullable=False),
+    Column("event_id", _ID, nullable=False, comment="the first event that stated it"),
+    Column("sources", JSON, nullable=False, comment="distinct writers that stated it"),
+    Column("observations", Integer, nullable=False),
+    Column("status", String(16), nullable=False, comment="current | contested | superseded | history | rejected"),
+    Column("superseded_by", _ID),
+    Column("method", String(64), nullable=False),
+    Column("updated_at", Float, nullable=False),
+    comment="facts in time (Layer 3): one value of one slot (subject, attribute), never deleted by a contradiction",
+)
+Index("ix_dc_facts_slot", facts.c.tenant, facts.c.subject, facts.c.attribute)
+
+fact_events = Table(
+    "dc_fact_events",
+    metadata,
+    Column("fact_id", _ID, ForeignKey("dc_facts.id", ondelete="CASCADE"), primary_key=True),
+    Column("event_id", _ID, primary_key=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("ts", Float, nullable=False, comment="the event's time"),
+    Column("source", String(256)),
+    comment="every event that stated a fact: its provenance, and what a forget must find",
+)
+Index("ix_dc_fact_events_event", fact_events.c.event_id)
+
+conflicts = Table(
+    "dc_conflicts",
+    metadata,
+    Column("id", _ID, primary_key=True),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("type", String(32), nullable=False, comment="TEMPORAL_CONTRADICTION"),
+    Column("subject", String(256), nullable=False),
+    Column("attribute", String(128), nullable=False),
+    Column("old_fact_id", _ID, nullable=False),
+    Column("new_fact_id", _ID, nullable=False),
+    Column("old_value", Text, nullable=False),
+    Column("new_value", Text, nullable=False),
+    Column("old_belief", Float, nullable=False),
+    Column("new_belief", Float, nullable=False),
+    Column("resolution", String(16), nullable=False, comment="pending | auto_resolved | human_resolved"),
+    Column("winner_fact_id", _ID),
+    Column("support", JSON, nullable=False, comment="fact id -> writers that confirmed it after the conflict opened"),
+    Column("note", Text),
+    Column("created_at", Float, nullable=False),
+    Column("resolved_at", Float),
+    comment="values of one slot the contradiction policy could not settle (E03)",
+)
+Index("ix_dc_conflicts_slot", conflicts.c.tenant, conflicts.c.subject, conflicts.c.attribute)
+Index("ix_dc_conflicts_open", conflicts.c.tenant, conflicts.c.resolution)

@@ -1,0 +1,114 @@
+"""Slot identity: canonical subjects, normalised attributes and values (pure, curated).
+
+A slot is (subject canonical id, normalised attribute). Two statements belong to one slot only
+when both parts match exactly after normalisation: "Anna" is never "Ana", "home city" is never
+"work city". The lexicons are small on purpose: a missed synonym costs a duplicate slot, a wrong
+one costs a wrong supersede.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deltacore.belief_policy import ATTRIBUTE_CLASSES, CLASSES, attribute_class  # noqa: F401 - re-exported
+
+_SPACES = re.compile(r"\s+")
+_EDGE_PUNCT = re.compile(r"^[\s\"'`“”‘’(\[]+|[\s\"'`“”‘’.,;:!?)\]]+$")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+# attribute synonym -> normalised attribute
+_ATTRIBUTE_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "home city": ("home city", "city", "residence", "city of residence", "home", "home location", "hometown city"),
+    "work city": ("work city", "office city", "work location", "office location", "office"),
+    "employer": ("employer", "company", "workplace", "organisation", "organization", "firm", "current employer"),
+    "preferred language": (
+        "preferred language", "favorite language", "favourite language", "programming language", "language",
+        "main language", "primary language", "language of choice", "preferred programming language",
+    ),
+    "preferred editor": ("preferred editor", "editor", "favorite editor", "favourite editor", "ide"),
+    "preferred database": ("preferred database", "database", "db", "datastore"),
+    "job title": ("job title", "title", "role", "position", "job", "occupation"),
+    "status": ("status", "state", "health", "current status"),
+    "location": ("location", "current location", "whereabouts"),
+    "email": ("email", "email address", "e-mail", "mail"),
+    "phone": ("phone", "phone number", "telephone", "mobile"),
+    "manager": ("manager", "boss", "supervisor", "line manager"),
+    "team": ("team", "squad", "group"),
+    "version": ("version", "release", "current version"),
+    "port": ("port", "listening port"),
+    "region": ("region", "cloud region"),
+    "owner": ("owner", "maintainer", "lead"),
+}
+ATTRIBUTES: dict[str, str] = {syn: name for name, syns in _ATTRIBUTE_SYNONYMS.items() for syn in syns}
+
+
+# value category -> (attribute, normalised values); "user switched to Go" is about a language.
+_VALUE_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "preferred language": (
+        "python", "go", "rust", "java", "javascript", "typescript", "c", "c++", "c#", "ruby", "kotlin", "swift",
+        "scala", "php", "elixir", "haskell", "clojure", "julia", "r", "perl", "lua", "dart", "zig", "ocaml", "f#",
+    ),
+    "preferred editor": ("vim", "neovim", "emacs", "vscode", "sublime text", "intellij", "pycharm", "helix", "nano"),
+    "preferred database": ("postgresql", "mysql", "sqlite", "mongodb", "redis", "cassandra", "dynamodb", "mariadb"),
+}
+VALUE_CATEGORY: dict[str, str] = {value: attr for attr, values in _VALUE_CATEGORIES.items() for value in values}
+
+_VALUE_SYNONYMS = {
+    "golang": "go", "python3": "python", "py": "python", "js": "javascript", "ts": "typescript",
+    "postgres": "postgresql", "psql": "postgresql", "mongo": "mongodb", "nvim": "neovim",
+    "vs code": "vscode", "visual studio code": "vscode", "nyc": "new york", "new york city": "new york",
+    "sf": "san francisco",
+    # service status: one word per state
+    "running": "up", "healthy": "up", "operational": "up", "online": "up", "green": "up", "available": "up",
+    "ok": "up", "offline": "down", "unavailable": "down", "unreachable": "down", "failing": "down",
+    "crashed": "down", "red": "down", "broken": "down", "stopped": "down", "dead": "down",
+    "slow": "degraded", "unstable": "degraded", "yellow": "degraded",
+}
+STATUS_WORDS = frozenset({"up", "down", "degraded", *(k for k, v in _VALUE_SYNONYMS.items() if v in ("up", "down", "degraded"))})
+
+FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
+USER_WORDS = frozenset({"user", "the user", "our user", "the customer", "customer"})
+_COMPANY_SUFFIX = re.compile(r",?\s+(?:inc|corp|corporation|ltd|limited|llc|plc|gmbh|ag|co|company|group)\.?$")
+_TRAILING_NOISE = re.compile(r"\s+(?:now|these days|nowadays|currently|anymore|again|too|as well)$", re.IGNORECASE)
+
+
+def clean(text: str) -> str:
+    return _EDGE_PUNCT.sub("", _SPACES.sub(" ", text)).strip()
+
+
+def canonical_subject(name: str, actor: str | None = None, user_id: str | None = None) -> str | None:
+    """The subject's id: casefolded, articles and possessives removed; "I" is the speaker and
+    "the user" the event's user. None when it cannot be resolved (first person, no speaker)."""
+    text = clean(name)
+    text = re.sub(r"(?:'s|’s|')$", "", text).strip()
+    folded = text.casefold()
+    if folded in FIRST_PERSON:
+        who = actor or user_id
+        return canonical_subject(who) if who else None
+    if folded in USER_WORDS:
+        return canonical_subject(user_id) if user_id else "user"
+    folded = _ARTICLE.sub("", folded).strip()
+    return folded or None
+
+
+def normalise_attribute(phrase: str) -> str:
+    text = _ARTICLE.sub("", clean(phrase).casefold()).strip()
+    text = re.sub(r"[_-]+", " ", text)
+    text = re.sub(r"^(?:current|present|new)\s+", "", text) if text not in ATTRIBUTES else text
+    return ATTRIBUTES.get(text, text)
+
+
+
+
+def value_key(value: str) -> str:
+    """Normalised value: "Golang" and "go", "Berlin." and "berlin" are one value."""
+    text = _TRAILING_NOISE.sub("", clean(str(value)).casefold())
+    text = _ARTICLE.sub("", text).strip()
+    text = re.sub(r"\s+(?:city|language|lang)$", "", text) if text not in VALUE_CATEGORY else text
+    text = _COMPANY_SUFFIX.sub("", text) or text  # "Acme Corp" is "Acme"
+    return _VALUE_SYNONYMS.get(text, text)
+
+
+def category_of(value: str) -> str | None:
+    """The attribute a bare value implies ("Go" -> preferred language), if the lexicon knows it."""
+    return VALUE_CATEGORY.get(value_key(value))

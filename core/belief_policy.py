@@ -1,0 +1,70 @@
+"""The belief layer's knobs (``DeltaCoreConfig.belief``), in a leaf module so config imports no layer.
+
+Which attributes are observations of a changing world (and go stale) is policy too: the map
+below, extended per store by ``BeliefPolicy.attribute_classes``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from deltacore.errors import ConfigurationError
+
+HOUR = 3600.0
+
+# Attribute -> class. Classes other than ``stable`` are observations of a changing world and
+# lose confidence with time (half-lives in BeliefPolicy).
+ATTRIBUTE_CLASSES: dict[str, str] = {
+    "status": "status",
+    "health": "status",
+    "load": "status",
+    "location": "location",
+}
+CLASSES = ("stable", "status", "location")
+
+
+def attribute_class(attribute: str, extra: dict[str, str] | None = None) -> str:
+    if extra and attribute in extra:
+        return extra[attribute]
+    return ATTRIBUTE_CLASSES.get(attribute, "stable")
+
+
+class BeliefPolicy(BaseModel):
+    """How facts replace each other and how observations go stale."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    supersede_confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    """A new value supersedes the current one only when its confidence is above this."""
+    supersede_window_hours: float = Field(default=168.0, gt=0.0)
+    """…and when it is at most this far behind the slot's latest observation (7 days)."""
+    trusted_min: float = Field(default=0.7, ge=0.0, le=1.0)
+    """…and when the gateway's trust score of its write is at least this."""
+    auto_resolve_observations: int = Field(default=5, ge=1)
+    """Independent observations after a conflict opened that settle it toward their majority."""
+    newcomer_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    """Belief weight factor of a value stated by a source without standing."""
+    conflict_flag_min_belief: float = Field(default=0.2, ge=0.0, le=1.0)
+    """A memory is flagged CONTRADICTED when a competing value holds at least this belief."""
+    half_life_hours: dict[str, float] = Field(default_factory=lambda: {"status": 1.0, "location": 24.0})
+    """Attribute class -> half-life of an observation's confidence; ``stable`` never decays."""
+    attribute_classes: dict[str, str] = Field(default_factory=dict)
+    """Extra attribute -> class assignments (e.g. ``{"queue depth": "status"}``)."""
+    stale_below: float = Field(default=0.5, ge=0.0, le=1.0)
+    """A belief below this confidence is STALE (E05): re-observe before acting."""
+
+    def checked(self) -> BeliefPolicy:
+        known = set(CLASSES) | set(self.half_life_hours)
+        for attribute, klass in self.attribute_classes.items():
+            if klass not in known:
+                raise ConfigurationError(
+                    f"belief.attribute_classes.{attribute}",
+                    f"unknown attribute class {klass!r}; use one of {sorted(known)} or give it a half_life_hours entry",
+                )
+        for klass, hours in self.half_life_hours.items():
+            if hours <= 0:
+                raise ConfigurationError(f"belief.half_life_hours.{klass}", f"must be > 0 hours, got {hours!r}")
+        return self
+
+    def class_of(self, attribute: str) -> str:
+        return attribute_class(attribute, self.attribute_classes)

@@ -1,0 +1,97 @@
+"""After fusion: what the belief layer knows reorders the memories of each fact slot.
+
+For a question about a slot, the memory stating its current value ranks above one stating a
+superseded value (they swap places; no other memory moves, so a slot that did not change is
+never pushed down). When only the superseded memory was found, the current one is brought in
+just above it. ``as_of`` answers "as it stood then"; ``exclude_stale`` drops memories whose
+belief went stale. Packets then carry the flags, the belief confidence, the pointer to the
+current fact and the competing values of an open conflict.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from deltacore.belief.layer import BeliefLayer
+from deltacore.belief.view import MemoryBelief, memory_beliefs
+from deltacore.model import MemoryFlag, MemoryPacket, QueryCriteria
+
+Fused = list[tuple[str, float, dict[str, int]]]
+# A question about what *was* wants the old values: the slot keeps its fused order.
+_ASKS_HISTORY = re.compile(
+    r"\b(?:before|previous(?:ly)?|used to|former(?:ly)?|originally|earlier|prior|past|history|until|old|first)\b", re.I
+)
+
+
+class BeliefRanking:
+    def __init__(self, beliefs: BeliefLayer) -> None:
+        self._beliefs = beliefs
+
+    def rerank(self, conn: Any, fused: Fused, criteria: QueryCriteria) -> tuple[Fused, dict[str, MemoryBelief]]:
+        t = criteria.as_of.timestamp() if criteria.as_of is not None else time.time()
+        store, policy = self._beliefs.store, self._beliefs.policy
+        view = memory_beliefs(store, policy, conn, [item_id for item_id, _, _ in fused], t)
+        if criteria.as_of is not None:
+            times = store.event_times(conn, [i for i, _, _ in fused])
+            fused = [f for f in fused if times.get(f[0], 0.0) <= t or (f[0] in view and view[f[0]].state != "future")]
+        if criteria.exclude_stale:
+            fused = [f for f in fused if not (f[0] in view and view[f[0]].stale)]
+        if not view or (criteria.text and _ASKS_HISTORY.search(criteria.text)):
+            return fused, view
+        return self._by_slot(conn, fused, view, t), view
+
+    def _by_slot(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], t: float) -> Fused:
+        groups: dict[tuple[str, str, str], list[int]] = {}
+        for position, (item_id, _, _) in enumerate(fused):
+            if item_id in view:
+                groups.setdefault(view[item_id].slot, []).append(position)
+        present = {item_id for item_id, _, _ in fused}
+        result = list(fused)
+        inserts: list[tuple[int, str]] = []
+        for positions in groups.values():
+            members = sorted(positions, key=lambda p: (view[fused[p][0]].rank, -view[fused[p][0]].belief_confidence, p))
+            for slot_position, member in zip(positions, members):
+                result[slot_position] = (fused[member][0], fused[slot_position][1], fused[member][2])
+            best = view[fused[members[0]][0]]
+            if best.state in ("superseded", "future") and best.current_event_ids:
+                missing = [e for e in reversed(best.current_event_ids) if e not in present]
+                if missing:
+                    inserts.append((positions[0], missing[0]))
+        if inserts:
+            extra = memory_beliefs(self._beliefs.store, self._beliefs.policy, conn, [e for _, e in inserts], t)
+            view.update(extra)
+            for position, event_id in sorted(inserts, reverse=True):
+                result.insert(position, (event_id, result[position][1], {"belief": 1}))
+        return result
+
+    def annotate(self, packets: list[MemoryPacket], view: dict[str, MemoryBelief]) -> list[MemoryPacket]:
+        if not view:
+            return packets
+        out = []
+        for packet in packets:
+            memory = view.get(packet.id)
+            if memory is None:
+                out.append(packet)
+                continue
+            flags = set(packet.flags)
+            if memory.state in ("superseded", "future"):
+                flags.add(MemoryFlag.SUPERSEDED)
+            if memory.contradicted:
+                flags.add(MemoryFlag.CONTRADICTED)
+            if memory.stale:
+                flags.add(MemoryFlag.STALE)
+            out.append(
+                packet.model_copy(
+                    update={
+                        "flags": frozenset(flags),
+                        "belief_confidence": memory.belief_confidence,
+                        "superseded_by": memory.superseded_by,
+                        "current_value": memory.current_value,
+                        "conflict": dict(memory.conflict),
+                        "belief_hint": memory.hint,
+                    }
+                )
+            )
+        return out
