@@ -15,6 +15,8 @@ import time
 from typing import Any
 
 from deltacore.belief.layer import BeliefLayer
+from deltacore.belief.questions import question_slot, subject_keys, value_named
+from deltacore.belief.staleness import valid_at
 from deltacore.belief.view import MemoryBelief, memory_beliefs
 from deltacore.model import MemoryFlag, MemoryPacket, QueryCriteria
 
@@ -38,9 +40,47 @@ class BeliefRanking:
             fused = [f for f in fused if times.get(f[0], 0.0) <= t or (f[0] in view and view[f[0]].state != "future")]
         if criteria.exclude_stale:
             fused = [f for f in fused if not (f[0] in view and view[f[0]].stale)]
-        if not view or (criteria.text and _ASKS_HISTORY.search(criteria.text)):
-            return fused, view
-        return self._by_slot(conn, fused, view, t), view
+        asks_history = bool(criteria.text and _ASKS_HISTORY.search(criteria.text))
+        if view and not asks_history:
+            fused = self._by_slot(conn, fused, view, t)
+        answer = self._slot_answer(conn, criteria, t, asks_history)
+        if answer is not None:
+            belief = memory_beliefs(store, policy, conn, [answer], t)
+            if not (criteria.exclude_stale and answer in belief and belief[answer].stale):
+                # The question names one slot the store tracks: the memory stating its value at
+                # the asked time leads; everything else keeps its order below it.
+                top = fused[0][1] if fused else 1.0
+                fused = [(answer, top, {"belief": 1})] + [f for f in fused if f[0] != answer]
+                view.update(belief)
+        return fused, view
+
+    def _slot_answer(self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool) -> str | None:
+        """The event stating the asked slot's value at ``t`` (for "before X": the value before X)."""
+        text = criteria.text
+        if not text:
+            return None
+        store = self._beliefs.store
+        slot = question_slot(text, store.slots_of(conn, criteria.tenant, subject_keys(text)))
+        if slot is None:
+            return None
+        rows = [r for r in store.facts(conn, criteria.tenant, *slot) if r["status"] != "rejected" and r.get("event_ids")]
+        rows.sort(key=lambda r: (r["valid_from"], r["id"]))
+        chosen = None
+        if asks_history:
+            named = value_named(text, [r["value_key"] for r in rows])
+            later = [i for i, r in enumerate(rows) if r["value_key"] == named]
+            if named is None or not later or later[0] == 0:
+                return None
+            chosen = rows[later[0] - 1]
+        else:
+            valid = [r for r in rows if valid_at(r, t)]
+            if len(valid) == 1:
+                chosen = valid[0]
+            elif valid:
+                # An open conflict keeps both values valid: the one believed most leads (a
+                # low-trust restatement holds a low belief weight), then the more trusted writer.
+                chosen = max(valid, key=lambda r: (r.get("weight") or 0.0, r.get("trust") or 0.0, r["valid_from"]))
+        return chosen["event_ids"][-1] if chosen else None
 
     def _by_slot(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], t: float) -> Fused:
         groups: dict[tuple[str, str, str], list[int]] = {}

@@ -139,6 +139,17 @@ class FactStore:
     def facts(self, conn: Connection, tenant: str, subject: str | None = None, attribute: str | None = None) -> list[dict[str, Any]]:
         return self._with_events(conn, [dict(r._mapping) for r in conn.execute(facts_statement(tenant, subject, attribute))])
 
+    def slots_of(self, conn: Connection, tenant: str, subjects: Sequence[str]) -> list[tuple[str, str]]:
+        """(subject, attribute) of every slot of these subjects (the slot index answers it)."""
+        if not subjects:
+            return []
+        statement = (
+            select(facts.c.subject, facts.c.attribute)
+            .where(facts.c.tenant == tenant, facts.c.subject.in_(list(dict.fromkeys(subjects))))
+            .distinct()
+        )
+        return [(row.subject, row.attribute) for row in conn.execute(statement)]
+
     def facts_by_id(self, conn: Connection, fact_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Fact rows by id, without their statement links (see :meth:`slot_facts` for those)."""
         found: dict[str, dict[str, Any]] = {}

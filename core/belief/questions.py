@@ -1,0 +1,77 @@
+"""Which fact slot a question asks about: its subject, named as the store knows it, and an
+attribute cue ("where does Anna live" → Anna's home city). Pure and deterministic.
+
+Unsure means no slot: a question that names no known subject, or whose cues fit none or two of
+the subject's attributes equally, is left to ordinary retrieval.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from deltacore.belief.lexicon import ATTRIBUTES, canonical_subject
+
+_WORD = re.compile(r"[\w][\w.+#'’-]*", re.UNICODE)
+MAX_SUBJECT_WORDS = 4
+
+# Question-side cues per normalised attribute: how people ask, beside the attribute's own names.
+_CUES: dict[str, tuple[str, ...]] = {
+    "home city": (r"\bliv(?:e|es|ed|ing)\b", r"\bbased\b", r"\bhome\b", r"\bresid", r"\bhometown\b"),
+    "work city": (r"\bwork(?:s|ed|ing)? (?:in|from|out of)\b", r"\boffice\b", r"\bwhere\b.*\bwork"),
+    "employer": (r"\bwork(?:s|ed|ing)? (?:for|at)\b", r"\bemploy", r"\bcompany\b", r"\bfirm\b"),
+    "preferred language": (r"\blanguage\b", r"\bprogramming\b", r"\bcod(?:e|es|ing) in\b"),
+    "job title": (r"\brole\b", r"\bjob\b", r"\btitle\b", r"\bposition\b", r"\boccupation\b", r"\bwork(?:s)? as\b"),
+    "status": (r"\bstatus\b", r"\bhealth(?:y)?\b", r"\bup or down\b"),
+    "version": (r"\bversion\b", r"\brelease\b"),
+    "owner": (r"\bown(?:s|ed|er|ership)?\b", r"\bmaintain"),
+    "manager": (r"\bmanager\b", r"\bboss\b", r"\breports? to\b"),
+}
+_COMPILED = {attribute: [re.compile(c, re.I) for c in cues] for attribute, cues in _CUES.items()}
+
+
+def subject_keys(text: str) -> list[str]:
+    """Canonical subject ids a question may name: every run of up to four words."""
+    words = [w.rstrip(".'’") for w in _WORD.findall(text)]
+    keys: list[str] = []
+    for size in range(1, MAX_SUBJECT_WORDS + 1):
+        for start in range(len(words) - size + 1):
+            key = canonical_subject(" ".join(words[start : start + size]))
+            if key and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def attribute_score(text: str, attribute: str) -> int:
+    """How many cues of ``attribute`` the question carries (its own words count too)."""
+    folded = text.casefold()
+    score = sum(1 for cue in _COMPILED.get(attribute, ()) if cue.search(folded))
+    names = {attribute, *(syn for syn, name in ATTRIBUTES.items() if name == attribute)}
+    tokens = set(re.findall(r"[\w]+", folded))
+    for name in names:
+        parts = re.findall(r"[\w]+", name)
+        if parts and all(p in tokens for p in parts):
+            score += len(parts)
+    return score
+
+
+def question_slot(text: str, slots: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
+    """The one (subject, attribute) among the store's ``slots`` the question asks about."""
+    keys = subject_keys(text)
+    named = [slot for slot in slots if slot[0] in keys]
+    if not named:
+        return None
+    # The longest subject named wins ("api staging" over "api").
+    longest = max(len(subject) for subject, _ in named)
+    named = [slot for slot in named if len(slot[0]) == longest]
+    scored = sorted(((attribute_score(text, attribute), (subject, attribute)) for subject, attribute in named), reverse=True)
+    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1]
+
+
+def value_named(text: str, values: Sequence[str]) -> str | None:
+    """The one of ``values`` (normalised keys) the question names ("before Berlin" → berlin)."""
+    folded = text.casefold()
+    found = [v for v in values if v and re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", folded)]
+    return max(found, key=len) if found else None
