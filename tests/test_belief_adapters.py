@@ -64,10 +64,13 @@ def test_metadata_carries_a_conflict_and_a_look_alike(memory):
 
 def test_langchain_document_metadata_has_the_belief_fields(memory):
     from deltacore.adapters.langchain import DeltaCoreRetriever
+    from deltacore.adapters.langchain._messages import memory_block
 
     _python_then_go(memory)
     docs = DeltaCoreRetriever(memory=memory, top_k=2).invoke("what language does the user prefer?")
     assert docs[1].metadata["current_value"] == "Go" and docs[0].metadata["belief_confidence"] == 1.0
+    block = memory_block(memory.query("what language does the user prefer?", top_k=2))
+    assert "The user prefers Python (flags: superseded)" in block  # what the middleware injects
 
 
 def test_autogen_memory_content_metadata_has_the_belief_fields(memory):
