@@ -242,9 +242,15 @@ def memory_text(packets: Sequence[MemoryPacket]) -> str:
     return "\n".join([MEMORY_HEADER, *(memory_line(packet) for packet in packets)])
 
 
+BELIEF_KEYS = ("belief_confidence", "superseded_by", "current_value", "conflict", "belief_hint")
+"""Metadata keys a memory that states a tracked fact adds (what the belief layer knows of it)."""
+
+
 def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
-    """What a framework's document / node / memory metadata says about a retrieved memory."""
-    return {
+    """What a framework's document / node / memory metadata says about a retrieved memory; a
+    memory that states a fact the store tracks also carries :data:`BELIEF_KEYS` (the current
+    value when its own was superseded, the competing values of a conflict, what to do first)."""
+    metadata = {
         "id": packet.id,
         "score": packet.score,
         "flags": flag_names(packet),
@@ -256,6 +262,15 @@ def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
         "tool_name": packet.tool_name,
         "episode_id": packet.episode_id,
     }
+    if packet.belief_confidence is not None:
+        metadata.update(
+            belief_confidence=packet.belief_confidence,
+            superseded_by=packet.superseded_by,
+            current_value=packet.current_value,
+            conflict=dict(packet.conflict),
+            belief_hint=packet.belief_hint,
+        )
+    return metadata
 
 
 # ---- offered tools -----------------------------------------------------------------------------

@@ -18,7 +18,7 @@
         ├── TemporalContradiction     E03    reserved: raised when the belief layer lands
         ├── SchemaDrift               E04    reported: logged and returned; ToolDrift.error() builds it
         ├── BeliefStale               E05    reserved: raised when the belief layer lands
-        ├── MemoryAlias               E06    reserved: raised when the belief layer lands
+        ├── MemoryAlias               E06    reported: look-alike subjects logged as ALIAS_AMBIGUITY, kept apart
         ├── DistributionShift         E07    reserved: raised when the belief layer lands
         ├── CompressionLimit          E08    reserved: raised when consolidation lands
         └── ConsolidationTimeout      E09    reserved: raised when consolidation lands
@@ -231,8 +231,10 @@ class BeliefStale(MemoryException):
 class MemoryAlias(MemoryException):
     """E06: two memories are semantically close but come from diverging contexts.
 
-    Reserved: raised when the belief layer lands (it requires a disambiguation tag before such
-    memories are used together).
+    Reported, not raised: when a fact names a subject that reads like a known one ("Anna" and
+    "Ana", "api-staging" and "api-production"), the belief layer keeps the two apart, logs one
+    ``ALIAS_AMBIGUITY`` system event for the pair, lists the other in
+    ``BeliefState.ambiguous_with`` and flags the memories AMBIGUOUS (``deltacore.belief.aliasing``).
     """
 
     code, name = "E06", "MEMORY_ALIAS"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
+from deltacore.belief.aliasing import look_alikes, new_pairs
 from deltacore.belief.extract import FactExtractor, FactFieldError, RuleFactExtractor, timestamp_of
 from deltacore.belief.lexicon import canonical_subject, normalise_attribute
 from deltacore.belief.policy import BeliefPolicy, SlotBook, Statement
@@ -47,6 +48,7 @@ class FactRepository(Protocol):
     def slot_conflicts(self, conn: Any, tenant: str, subjects: Sequence[str], pending_only: bool = False) -> list[dict[str, Any]]: ...
     def facts(self, conn: Any, tenant: str, subject: str | None = None, attribute: str | None = None) -> list[dict[str, Any]]: ...
     def slots_of(self, conn: Any, tenant: str, subjects: Sequence[str]) -> list[tuple[str, str]]: ...
+    def subjects(self, conn: Any, tenant: str) -> list[str]: ...
     def facts_by_id(self, conn: Any, fact_ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
     def facts_of_events(self, conn: Any, event_ids: Sequence[str]) -> dict[str, list[str]]: ...
     def event_times(self, conn: Any, event_ids: Sequence[str]) -> dict[str, float]: ...
@@ -155,6 +157,7 @@ class BeliefLayer:
         subjects = sorted({s.claim.subject for s in statements})
         attributes = sorted({s.claim.attribute for s in statements})
         self.store.lock_tenant(conn, tenant)
+        known = self.store.subjects(conn, tenant)
         # Facts closed before the batch's earliest statement cannot be touched by it.
         book = self._book(conn, tenant, subjects, attributes, statements[0].valid_from)
         book.seen = {
@@ -167,6 +170,12 @@ class BeliefLayer:
         for st in statements:
             st.newcomer = st.source in newcomers
             book.apply(st)
+        # E06: a subject seen for the first time that reads like a known one is kept apart (slots
+        # match subjects exactly) and reported once, when the second of the pair appears.
+        aliases = new_pairs(set(subjects) - set(known), known)
+        if aliases:
+            log.warning("E06 ALIAS_AMBIGUITY in %s: %s", tenant, "; ".join(" / ".join(p.subjects) for p in aliases))
+            book.system_events.extend((tenant, "ALIAS_AMBIGUITY", p.payload()) for p in aliases)
         self._save(conn, book)
         return len(statements)
 
@@ -218,6 +227,7 @@ class BeliefLayer:
         with self.store.reader() as conn:
             rows = self.store.facts(conn, tenant, key)
             conflicts = self.store.slot_conflicts(conn, tenant, [key])
+            aliases = look_alikes(key, self.store.subjects(conn, tenant))
         slots: dict[str, list[dict[str, Any]]] = {}
         for row in rows:
             if row["recorded_at"] <= t or row["valid_from"] <= t:
@@ -235,6 +245,7 @@ class BeliefLayer:
             slots=beliefs,
             last_observation=max(observed) if observed else None,
             confidence=min((b.confidence for b in beliefs.values()), default=0.0),
+            ambiguous_with=tuple(aliases),
         )
 
     def conflicts(self, *, tenant: str = "default", include_resolved: bool = False) -> list[ConflictRecord]:

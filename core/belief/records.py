@@ -149,6 +149,9 @@ class BeliefState(BaseModel):
     last_observation: datetime | None = None
     confidence: float = 0.0
     """The lowest slot confidence (what an agent acting on all of it can count on)."""
+    ambiguous_with: tuple[str, ...] = ()
+    """Other subjects whose names read like this one ("anna" for "ana", "api-staging" for
+    "api-production"): kept apart, never merged (E06). Check which one is meant."""
 
     @property
     def stale(self) -> bool:

@@ -3,7 +3,7 @@
 For each memory (event) that stated a fact: is its value the slot's value at the query's time
 (``current``), one side of an open conflict (``contested``), replaced (``superseded``) or not
 yet true then (``future``); its belief confidence; the current value's fact and events; the
-competing values; and whether the belief is STALE.
+competing values; whether the belief is STALE; and the look-alike subjects (E06) of its subject.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deltacore.belief.aliasing import look_alikes
 from deltacore.belief.layer import FactRepository
 from deltacore.belief.policy import BeliefPolicy
 from deltacore.belief.records import UNKNOWN
@@ -35,6 +36,8 @@ class MemoryBelief:
     contradicted: bool = False
     stale: bool = False
     hint: str | None = None
+    ambiguous_with: list[str] = field(default_factory=list)
+    """Subjects whose names read like this memory's subject (kept apart, E06)."""
 
     @property
     def rank(self) -> int:
@@ -54,10 +57,13 @@ def memory_beliefs(
         subjects.setdefault(row["tenant"], set()).add(row["subject"])
     slots: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     conflicts: list[dict[str, Any]] = []
+    aliases: dict[tuple[str, str], list[str]] = {}
     for tenant, names in subjects.items():
         for row in store.slot_facts(conn, tenant, sorted(names)):
             slots.setdefault((row["tenant"], row["subject"], row["attribute"]), []).append(row)
         conflicts.extend(store.slot_conflicts(conn, tenant, sorted(names)))
+        known = store.subjects(conn, tenant)
+        aliases.update(((tenant, name), look_alikes(name, known)) for name in names)
     beliefs = {key: slot_belief(policy, facts, t, conflicts) for key, facts in slots.items()}
     by_id = {row["id"]: row for facts in slots.values() for row in facts}
     found: dict[str, MemoryBelief] = {}
@@ -70,7 +76,9 @@ def memory_beliefs(
             key = (fact["tenant"], fact["subject"], fact["attribute"])
             options.append(_standing(event_id, fact, key, beliefs[key], by_id, policy, t))
         if options:
-            found[event_id] = min(options, key=lambda m: (m.rank, -m.belief_confidence))
+            chosen = min(options, key=lambda m: (m.rank, -m.belief_confidence))
+            chosen.ambiguous_with = aliases.get(chosen.slot[:2], [])
+            found[event_id] = chosen
     return found
 
 

@@ -12,6 +12,9 @@
     deltacore review --resolve 4 --as accept --args '{"service": "api", "region": 3}'
     deltacore quarantine                     # list quarantined events; --release/--confirm/--delete ID
     deltacore security-events --since 2026-01-01T00:00
+    deltacore facts --subject alice                  # what is believed now; --at 2026-03-01 as it stood then
+    deltacore conflicts                              # contradictions the store could not settle (E03)
+    deltacore conflicts --resolve ID --as new --note "HR confirmed the move"
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -20,11 +23,12 @@ defaults; flags win over them.
 
 Exit status: 0 success; 1 some input lines were rejected, or a backend failed; 2 usage or
 configuration error (missing file, bad URL, wrong embedder, missing extra, bad query, unknown or
-already resolved review item).
+already resolved review item or conflict).
 
 One module per job: ``program`` (entry point, errors to exit statuses), ``parser`` (every
 subcommand and option), ``store`` (which store to open), ``ingest``, ``query`` (also ``stats`` and
-``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``) and ``formatting``.
+``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``), ``beliefs`` (``facts``,
+``conflicts``) and ``formatting``.
 """
 
 from deltacore.cli.program import main

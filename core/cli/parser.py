@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from deltacore.cli.beliefs import run_conflicts, run_facts
 from deltacore.cli.ingest import run_ingest
 from deltacore.cli.query import run_query, run_reindex, run_stats
 from deltacore.cli.review import RESOLUTIONS, run_review
@@ -178,6 +179,34 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--json", action="store_true", help="print JSON")
     store_options(review, top_level=False)
     review.set_defaults(handler=run_review)
+
+    facts = commands.add_parser(
+        "facts",
+        help="the facts believed now, or as they stood at a date",
+        description="The facts the store believes now (one value per subject and attribute; both sides "
+        "of an open conflict), or those valid at --at. `deltacore conflicts` lists the contradictions.",
+    )
+    facts.add_argument("--subject", default=None, metavar="S", help="only facts about this subject (e.g. alice, user, api)")
+    facts.add_argument("--attribute", default=None, metavar="A", help="only this attribute (e.g. 'home city', employer, status)")
+    facts.add_argument("--at", type=timestamp, default=None, metavar="DATE", help="as it stood then (ISO 8601 date or time, UTC if no zone)")
+    facts.add_argument("--json", action="store_true", help="print a JSON list of facts")
+    store_options(facts, top_level=False)
+    facts.set_defaults(handler=run_facts)
+
+    conflicts = commands.add_parser(
+        "conflicts",
+        help="list or settle the contradictions the store could not settle itself",
+        description="List the open conflicts (two values of one subject and attribute, with their "
+        "belief weights), or settle one: --as old keeps the value known first, --as new the later "
+        "one, --as VALUE the side with that value. Nothing is deleted: the loser stays in history.",
+    )
+    conflicts.add_argument("--resolve", metavar="ID", default=None, help="the conflict to settle (its id in the list)")
+    conflicts.add_argument("--as", dest="resolution", metavar="old|new|VALUE", default=None, help="which side wins (with --resolve)")
+    conflicts.add_argument("--note", default=None, help="why (kept with the resolution)")
+    conflicts.add_argument("--all", action="store_true", help="list resolved conflicts too")
+    conflicts.add_argument("--json", action="store_true", help="print JSON")
+    store_options(conflicts, top_level=False)
+    conflicts.set_defaults(handler=run_conflicts)
 
     quarantine = commands.add_parser(
         "quarantine",

@@ -28,6 +28,9 @@ class MemoryFlag(StrEnum):
     """Its utility oscillates; it is waiting for review."""
     SUPERSEDED = "superseded"
     """The fact it states was replaced by a newer value (``MemoryPacket.superseded_by``)."""
+    AMBIGUOUS = "ambiguous"
+    """Its subject's name reads like another subject's ("Ana" / "Anna", "api-staging" /
+    "api-production"; E06): the two are kept apart, ``belief_hint`` names the other one."""
 
 
 class MemoryPacket(Scoped):

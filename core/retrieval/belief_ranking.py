@@ -5,7 +5,8 @@ superseded value (they swap places; no other memory moves, so a slot that did no
 never pushed down). When only the superseded memory was found, the current one is brought in
 just above it. ``as_of`` answers "as it stood then"; ``exclude_stale`` drops memories whose
 belief went stale. Packets then carry the flags, the belief confidence, the pointer to the
-current fact and the competing values of an open conflict.
+current fact and the competing values of an open conflict; a memory about a subject with a
+look-alike name (E06) is flagged AMBIGUOUS.
 """
 
 from __future__ import annotations
@@ -122,6 +123,12 @@ class BeliefRanking:
                 flags.add(MemoryFlag.CONTRADICTED)
             if memory.stale:
                 flags.add(MemoryFlag.STALE)
+            hint = memory.hint
+            if memory.ambiguous_with:
+                flags.add(MemoryFlag.AMBIGUOUS)
+                others = ", ".join(repr(s) for s in memory.ambiguous_with)
+                alias = f"not the same as {others}: check which {memory.slot[1]!r} is meant"
+                hint = f"{hint}; {alias}" if hint else alias
             out.append(
                 packet.model_copy(
                     update={
@@ -130,7 +137,7 @@ class BeliefRanking:
                         "superseded_by": memory.superseded_by,
                         "current_value": memory.current_value,
                         "conflict": dict(memory.conflict),
-                        "belief_hint": memory.hint,
+                        "belief_hint": hint,
                     }
                 )
             )

@@ -150,6 +150,10 @@ class FactStore:
         )
         return [(row.subject, row.attribute) for row in conn.execute(statement)]
 
+    def subjects(self, conn: Connection, tenant: str) -> list[str]:
+        """The tenant's distinct fact subjects (what a new subject is compared with for look-alikes)."""
+        return [s for (s,) in conn.execute(select(facts.c.subject).where(facts.c.tenant == tenant).distinct())]
+
     def facts_by_id(self, conn: Connection, fact_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Fact rows by id, without their statement links (see :meth:`slot_facts` for those)."""
         found: dict[str, dict[str, Any]] = {}
