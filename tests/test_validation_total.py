@@ -63,3 +63,13 @@ def test_a_bad_event_is_rejected_by_field_and_its_neighbour_is_stored(memory: De
 def test_a_rejected_id_is_not_echoed_when_it_is_not_storable(memory: DeltaCore) -> None:
     result = memory.ingest([{"text": "ok", "id": "bad\x00id"}])
     assert result.rejected[0].field == "id" and result.rejected[0].event_id is None
+
+
+@pytest.mark.parametrize("tenant", ["acme\x00", "acme\ud800"])
+def test_a_query_for_an_unstorable_tenant_is_an_error_naming_tenant(memory: DeltaCore, tenant: str) -> None:
+    from deltacore.errors import InvalidQueryError
+
+    memory.ingest([{"text": "hello world"}])
+    with pytest.raises(InvalidQueryError) as raised:
+        memory.query("hello", tenant=tenant)
+    assert raised.value.field == "tenant"
