@@ -14,7 +14,7 @@ from typing import IO, Any
 from deltacore.cli.store import open_store
 from deltacore.cli.usage import EXIT_FAILED, EXIT_OK, UsageError
 from deltacore.engine import DeltaCore
-from deltacore.errors import DeltaCoreError
+from deltacore.errors import BackendError, BackendUnavailableError, InvalidEventError
 
 
 @contextmanager
@@ -69,9 +69,11 @@ def _send(memory: DeltaCore, batch: list[Any], lines: list[int], channel: str | 
         return
     try:
         result = memory.ingest(batch, channel=channel)
-    except DeltaCoreError as exc:
-        # The batch was not stored (nothing is committed when ingest raises before the commit);
-        # say so for each of its lines and go on with the rest of the file.
+    except (InvalidEventError, BackendError) as exc:
+        if isinstance(exc, BackendUnavailableError):
+            raise  # the store is gone: the rest of the file would fail the same way
+        # The store refused this batch's data (nothing is committed when ingest raises before the
+        # commit): say so for each of its lines and go on with the rest of the file.
         for line in lines:
             report.problem(line, f"not stored: {exc}")
         batch.clear()

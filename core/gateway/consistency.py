@@ -141,8 +141,8 @@ def question_echo(folded: str, recent_questions: Iterable[str] = ()) -> Doubt:
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*\b")
 _CODE = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z_])[\w-]{3,}\b|\b\d{3,}\b|\b\w+_\w+\b")
 # A code needs a digit or an underscore, and lies inside one run of ``[\w-]``: the runs that can
-# hold one are found in one pass (anchored at a run's start), and ``_CODE`` runs on each alone —
-# on a whole text its lookaheads rescanned a long run from every word boundary in it.
+# hold one are found in one pass (anchored at a run's start), and ``_CODE`` runs on each alone:
+# on a whole text its lookaheads would rescan a long run from every word boundary in it.
 _CODE_RUN = re.compile(r"(?<![\w-])(?=[\w-]*[\d_])[\w-]+")
 _LONGEST_CODE_RUN = 128
 """A longer run (a blob, a base64 payload) is not an identifier anyone bridges to."""

@@ -114,7 +114,7 @@ _TOOL_OBJECT = re.compile(
     r"accounts?|wallets?|passwords?|credentials?|funds|money|payments?|tokens?|keys?)\b"
     # An e-mail address, a URL, a call ``name(``, a snake_case name, a domain. Each is anchored on
     # its one fixed character (``@``, ``(``, ``.``) so that a long run of word characters is
-    # scanned once, not once per position in it (that was quadratic on blobs without spaces).
+    # scanned once, not once per position in it (which is quadratic on blobs without spaces).
     r"|(?<=[\w.+-])@[\w-]+\.\w+|https?://|www\.|\w\(|\b\w+_\w+\b|\w-*\.(?:com|net|org|io|ru|xyz|ly)\b"
 )
 _PERSONA = re.compile(r"\b(?:pretend|act|behave|roleplay|role-play|pose)\s+(?:to be|as|like)\b|\byou are (?:now|no longer)\b")
@@ -203,7 +203,7 @@ def _question_and_answer(folded: str) -> bool:
     """A ``q:`` / ``question:`` marker followed, later on its line, by ``a:`` / ``answer:``.
 
     The next answer marker is searched once and reused for every question marker before it,
-    so many markers cost one pass (a pattern with ``.*`` between them rescanned the rest of
+    so many markers cost one pass (a pattern with ``.*`` between them would rescan the rest of
     the text for each question marker).
     """
     answer: re.Match[str] | None = None
