@@ -92,6 +92,29 @@ def test_ingest_stores_good_lines_and_reports_bad_ones_by_line_number(cli, tmp_p
     assert sorted(texts) == sorted([GOOD_FACT["text"], GOOD_PREF["text"], GOOD_TOOL["text"]])
 
 
+def test_ingest_survives_unstorable_lines_and_stores_the_rest_of_the_file(cli, tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    lines = [
+        json.dumps({"id": "a", "text": "first good line"}),
+        deep,  # line 2: JSON nested beyond what the parser follows
+        '{"text": "lone \\ud800 surrogate", "tenant": "t\\u0000"}',  # line 3: NUL in the tenant
+        '{"text": "ok", "meta": {"score": NaN}}',  # line 4: NaN is not storable JSON
+        json.dumps({"id": "b", "text": "last good line"}),
+    ]
+    source = tmp_path / "events.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+
+    code, out, err = cli("ingest", str(source), "--batch-size", "2")
+
+    assert code == 1
+    assert "Traceback" not in err
+    assert "line 2: invalid JSON" in err
+    assert "line 3: tenant:" in err
+    assert "line 4: meta.score:" in err
+    assert "2 stored, 0 duplicates, 3 rejected, 0 quarantined, 0 blocked" in out
+    assert stats_of(cli)["events"] == 2
+
+
 def test_ingest_of_a_clean_file_exits_0_and_a_rerun_only_finds_duplicates(cli, tmp_path: Path) -> None:
     source = jsonl(tmp_path / "events.jsonl", GOOD_FACT, GOOD_PREF)
 

@@ -14,6 +14,7 @@ from typing import IO, Any
 from deltacore.cli.store import open_store
 from deltacore.cli.usage import EXIT_FAILED, EXIT_OK, UsageError
 from deltacore.engine import DeltaCore
+from deltacore.errors import BackendError, BackendUnavailableError, InvalidEventError
 
 
 @contextmanager
@@ -48,6 +49,8 @@ class _IngestReport:
         self.stored = 0
         self.duplicates = 0
         self.rejected = 0
+        self.quarantined = 0
+        self.blocked = 0
 
     def problem(self, line: int, message: str) -> None:
         self.rejected += 1
@@ -64,8 +67,21 @@ def _send(memory: DeltaCore, batch: list[Any], lines: list[int], channel: str | 
     """Ingest one batch, report its problems by line number, and empty it."""
     if not batch:
         return
-    result = memory.ingest(batch, channel=channel)
+    try:
+        result = memory.ingest(batch, channel=channel)
+    except (InvalidEventError, BackendError) as exc:
+        if isinstance(exc, BackendUnavailableError):
+            raise  # the store is gone: the rest of the file would fail the same way
+        # The store refused this batch's data (nothing is committed when ingest raises before the
+        # commit): say so for each of its lines and go on with the rest of the file.
+        for line in lines:
+            report.problem(line, f"not stored: {exc}")
+        batch.clear()
+        lines.clear()
+        return
     report.stored += len(result.stored)
+    report.quarantined += len(result.quarantined)
+    report.blocked += len(result.blocked)
     report.duplicates += len(result.duplicates)
     for rejection in result.rejected:
         report.problem(lines[rejection.index], f"{rejection.field}: {rejection.reason}")
@@ -102,6 +118,9 @@ def run_ingest(args: argparse.Namespace) -> int:
                 except json.JSONDecodeError as exc:
                     report.problem(number, f"invalid JSON: {exc.msg} (column {exc.colno}); the line was not sent")
                     continue
+                except RecursionError:
+                    report.problem(number, "invalid JSON: nested too deeply; the line was not sent")
+                    continue
                 if args.tenant is not None and isinstance(item, dict) and "tenant" not in item:
                     item["tenant"] = args.tenant
                 batch.append(item)
@@ -112,7 +131,7 @@ def run_ingest(args: argparse.Namespace) -> int:
     source = "stdin" if args.file == "-" else args.file
     print(
         f"{source}: {report.lines} lines: {report.stored} stored, {report.duplicates} duplicates, "
-        f"{report.rejected} rejected"
+        f"{report.rejected} rejected, {report.quarantined} quarantined, {report.blocked} blocked"
     )
     return EXIT_FAILED if report.rejected else EXIT_OK
 

@@ -15,6 +15,7 @@ Three doubts, each in [0, 1] (1 = certainly inconsistent):
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -40,7 +41,6 @@ _LINK = re.compile(
     r"has been (?:moved|changed|migrated|merged) (?:to|into|with)|(?:is|are) (?:now )?(?:stored|saved|kept|filed) (?:under|as|in))\b"
     r"|->|→|=>|⇒|(?<![<>=!])=(?!=)"
 )
-_IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}\b|\b[A-Z][a-z]{2,}\b|\b[\w]+_[\w]+\b")
 
 
 def content_words(text: str) -> set[str]:
@@ -140,6 +140,12 @@ def question_echo(folded: str, recent_questions: Iterable[str] = ()) -> Doubt:
 
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?:\s+[A-Z][a-z]+)*\b")
 _CODE = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z_])[\w-]{3,}\b|\b\d{3,}\b|\b\w+_\w+\b")
+# A code needs a digit or an underscore, and lies inside one run of ``[\w-]``: the runs that can
+# hold one are found in one pass (anchored at a run's start), and ``_CODE`` runs on each alone:
+# on a whole text its lookaheads would rescan a long run from every word boundary in it.
+_CODE_RUN = re.compile(r"(?<![\w-])(?=[\w-]*[\d_])[\w-]+")
+_LONGEST_CODE_RUN = 128
+"""A longer run (a blob, a base64 payload) is not an identifier anyone bridges to."""
 _WINDOW = 25
 # Capitalised at the start of a sentence, yet not names.
 _COMMON_CAPITALISED = _STOPWORDS | frozenset("thanks thank yeah yes wow hey sure well okay great nice awesome everything something nothing".split())
@@ -148,7 +154,12 @@ _COMMON_CAPITALISED = _STOPWORDS | frozenset("thanks thank yeah yes wow hey sure
 def _identifiers(text: str) -> list[tuple[int, int, str]]:
     """Spans of identifiers: codes and numbers ("30789", "acct_7781") and names that are not
     merely the first word of a sentence."""
-    found = [(m.start(), m.end(), m.group(0)) for m in _CODE.finditer(text)]
+    found = [
+        (run.start() + m.start(), run.start() + m.end(), m.group(0))
+        for run in _CODE_RUN.finditer(text)
+        if run.end() - run.start() <= _LONGEST_CODE_RUN
+        for m in _CODE.finditer(run.group(0))
+    ]
     found += [(m.start(), m.end(), m.group(0)) for m in _NAME.finditer(text) if m.group(0).lower() not in _COMMON_CAPITALISED]
     return found
 
@@ -159,16 +170,17 @@ def identifier_bridge(text: str) -> Doubt:
     identifiers = _identifiers(text)
     if len(identifiers) < 2:
         return NO_DOUBT
+    # Sorted by end and by start, so each link looks only at the identifiers in its window.
+    by_end = sorted(identifiers, key=lambda i: i[1])
+    ends = [i[1] for i in by_end]
+    by_start = sorted(identifiers, key=lambda i: i[0])
+    starts = [i[0] for i in by_start]
     for link in _LINK.finditer(text):
         # Both within a few words of the link, in the same sentence.
-        before = [
-            i for i in identifiers
-            if link.start() - _WINDOW <= i[1] <= link.start() + 1 and not re.search(r"[.!?;]", text[i[1] : link.start()])
-        ]
-        after = [
-            i for i in identifiers
-            if link.end() - 1 <= i[0] <= link.end() + _WINDOW and not re.search(r"[.!?;]", text[link.end() : i[0]])
-        ]
+        near_before = by_end[bisect.bisect_left(ends, link.start() - _WINDOW) : bisect.bisect_right(ends, link.start() + 1)]
+        before = [i for i in near_before if not re.search(r"[.!?;]", text[i[1] : link.start()])]
+        near_after = by_start[bisect.bisect_left(starts, link.end() - 1) : bisect.bisect_right(starts, link.end() + _WINDOW)]
+        after = [i for i in near_after if not re.search(r"[.!?;]", text[link.end() : i[0]])]
         # The link must join two different identifiers right around it.
         if not before or not after or {b[2].lower() for b in before} == {a[2].lower() for a in after}:
             continue

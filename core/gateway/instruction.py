@@ -111,7 +111,11 @@ _SPEECH_VERBS = frozenset(
 _TOOL_VERBS = frozenset("call invoke execute run use trigger send forward transfer pay email approve grant delete download visit navigate open route".split())
 _TOOL_OBJECT = re.compile(
     r"\b(?:tools?|functions?|api|endpoints?|commands?|scripts?|plugins?|actions?|urls?|links?|websites?|site|"
-    r"accounts?|wallets?|passwords?|credentials?|funds|money|payments?|tokens?|keys?)\b|[\w.+-]+@[\w-]+\.\w+|https?://|www\.|\w+\(|\b\w+_\w+\b|\b[\w-]+\.(?:com|net|org|io|ru|xyz|ly)\b"
+    r"accounts?|wallets?|passwords?|credentials?|funds|money|payments?|tokens?|keys?)\b"
+    # An e-mail address, a URL, a call ``name(``, a snake_case name, a domain. Each is anchored on
+    # its one fixed character (``@``, ``(``, ``.``) so that a long run of word characters is
+    # scanned once, not once per position in it (which is quadratic on blobs without spaces).
+    r"|(?<=[\w.+-])@[\w-]+\.\w+|https?://|www\.|\w\(|\b\w+_\w+\b|\w-*\.(?:com|net|org|io|ru|xyz|ly)\b"
 )
 _PERSONA = re.compile(r"\b(?:pretend|act|behave|roleplay|role-play|pose)\s+(?:to be|as|like)\b|\byou are (?:now|no longer)\b")
 _SCOPE = re.compile(
@@ -136,8 +140,10 @@ _PLANTED_ANSWER = re.compile(
     r"\bthe (?:correct |right |real |true |actual |official |only |best )?(?:answer|response|reply) (?:to|for|is|should be|will be)\b"
     r"|\b(?:best|should be|is to be|must be) (?:answered|replied|responded)(?: to)? (?:with|by|as)\b"
     r"|\bthe (?:correct|right|true|real|accurate|current|updated|official) (?:version|fact|info(?:rmation)?|story|account) is\b"
-    r"|(?:^|\s)(?:q|question)\s*:.*\b(?:a|answer)\s*:"
 )
+# "Q: … A: …" on one line, tested by :func:`_question_and_answer` in one pass.
+_QA_QUESTION = re.compile(r"(?:^|\s)(?:q|question)\s*:")
+_QA_ANSWER = re.compile(r"\b(?:a|answer)\s*:")
 _AUTHORITY = re.compile(
     r"\b(?:verified|approved|authori[sz]ed|confirmed|certified|signed|validated|endorsed|issued)\s+by\s+(?:the\s+)?"
     r"(?:admin|administrator|system|developers?|operators?|owners?|security team|it department|openai|anthropic|moderators?|devs)\b"
@@ -193,6 +199,25 @@ def _opens_with_verb(segment: str) -> str | None:
     return None
 
 
+def _question_and_answer(folded: str) -> bool:
+    """A ``q:`` / ``question:`` marker followed, later on its line, by ``a:`` / ``answer:``.
+
+    The next answer marker is searched once and reused for every question marker before it,
+    so many markers cost one pass (a pattern with ``.*`` between them would rescan the rest of
+    the text for each question marker).
+    """
+    answer: re.Match[str] | None = None
+    for question in _QA_QUESTION.finditer(folded):
+        if answer is None or answer.start() < question.end():
+            answer = _QA_ANSWER.search(folded, question.end())
+            if answer is None:
+                return False
+        line_end = folded.find("\n", question.end())
+        if line_end < 0 or answer.start() < line_end:
+            return True
+    return False
+
+
 def _maybe(folded: str, keys: tuple[str, ...]) -> bool:
     """Cheap substring test before a costly regex (most memories contain none of the keys)."""
     return any(key in folded for key in keys)
@@ -228,7 +253,7 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
         reasons.append("tells the agent to disregard other memories")
     authority = _maybe(folded, _AUTHORITY_KEYS) and bool(_AUTHORITY.search(folded))
     trigger = bool(_QUERY_TRIGGER.search(folded))
-    planted = _maybe(folded, _PLANTED_KEYS) and bool(_PLANTED_ANSWER.search(folded))
+    planted = _maybe(folded, _PLANTED_KEYS) and bool(_PLANTED_ANSWER.search(folded) or _question_and_answer(folded))
     secrecy = bool(_SECRECY.search(folded))
 
     addressed = bool(_READER_ADDRESS.search(folded) or _AGENT_VOCATIVE.search(folded))

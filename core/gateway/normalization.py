@@ -39,12 +39,21 @@ _CONFUSABLES = {
 }
 _CONFUSABLE_TABLE = str.maketrans(_CONFUSABLES)
 
-# Digits and symbols standing in for letters, only inside a word that also has letters.
+# Digits and symbols standing in for letters, only inside a word that also has letters. A word
+# here is a maximal run of ``[\w@$!]``; it is folded when it holds a letter and a look-alike
+# digit or symbol, or a "!" before a letter ("h!de"). Each run is tested once, never each of its
+# suffixes, so the pass stays linear on long runs without spaces (CJK, hex ids, base64 blobs).
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"})
-_LEET_WORD = re.compile(r"(?=[\w@$!]*[a-z])(?=[\w@$!]*[0-9@$])[\w@$!]*[a-z][\w@$!]*|[\w@$!]*[0-9@$!][\w@$!]*[a-z][\w@$!]*")
+_LEET_RUN = re.compile(r"[\w@$!]+")
+_LEET_LETTER = re.compile(r"[a-z]")
+_LEET_DIGIT = re.compile(r"[0-9@$]")
 _HAS_LEET = re.compile(r"[a-z][0-9@$!]|[0-9@$!][a-z]")
-# Words spelled with separators between single letters: "i g n o r e", "i.g.n.o.r.e", "i-g-n-o-r-e".
-_SPACED = re.compile(r"\b(?:[a-z][ ._\-*]){3,}[a-z]\b")
+# Words spelled with separators between single letters: "i g n o r e", "i.g.n.o.r.e", "i-g-n-o-r-e":
+# at least four letters, each separator one of ``[ ._\-*]``, on word boundaries. Found as chains
+# of single letters and separators (one linear scan), then cut to their word-bounded part.
+_SPACED_CHAIN = re.compile(r"[a-z](?:[ ._\-*][a-z])*")
+_WORD_CHARACTER = re.compile(r"\w")
+_SPACED_MIN_LETTERS = 4
 
 
 def fold(text: str) -> str:
@@ -61,14 +70,61 @@ def fold(text: str) -> str:
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = text.casefold()
     if _HAS_LEET.search(text):
-        text = _LEET_WORD.sub(lambda m: _unleet(m.group(0)), text)
-    text = _SPACED.sub(lambda m: re.sub(r"[ ._\-*]", "", m.group(0)), text)
+        text = _LEET_RUN.sub(_unleet_run, text)
+    text = _join_spaced(text)
     return " ".join(text.split())
 
 
 def readable(text: str) -> str:
     """NFKC without invisible characters, case and script kept (names and identifiers need it)."""
     return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
+def _unleet_run(match: re.Match[str]) -> str:
+    word = match.group(0)
+    letter = _LEET_LETTER.search(word)
+    if letter is None:
+        return word
+    if _LEET_DIGIT.search(word) is None:
+        # Only "!" can stand for a letter here, and only before one.
+        mark = word.find("!")
+        if mark < 0 or _LEET_LETTER.search(word, mark + 1) is None:
+            return word
+    return _unleet(word)
+
+
+def _join_spaced(text: str) -> str:
+    """``"i g n o r e"`` → ``"ignore"``, for runs of single letters on word boundaries."""
+    pieces: list[str] = []
+    done = 0
+    for chain in _SPACED_CHAIN.finditer(text):
+        start, end = chain.span()
+        letters = (end - start + 1) // 2
+        if letters < _SPACED_MIN_LETTERS:
+            continue
+        # A letter starts a word when nothing word-like precedes it (an "_" separator is a word
+        # character), and ends one when nothing word-like follows it.
+        first = next(
+            (k for k in range(letters - _SPACED_MIN_LETTERS + 1)
+             if (text[start + 2 * k - 1] != "_" if k else start == 0 or not _WORD_CHARACTER.match(text, start - 1))),
+            None,
+        )
+        if first is None:
+            continue
+        last = next(
+            (k for k in range(letters - 1, first + _SPACED_MIN_LETTERS - 2, -1)
+             if (text[start + 2 * k + 1] != "_" if k < letters - 1 else end == len(text) or not _WORD_CHARACTER.match(text, end))),
+            None,
+        )
+        if last is None:
+            continue
+        span_start, span_end = start + 2 * first, start + 2 * last + 1
+        pieces += [text[done:span_start], text[span_start:span_end:2]]
+        done = span_end
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def _unleet(word: str) -> str:

@@ -32,10 +32,14 @@ def validate_batch(
     for index, raw in enumerate(raw_events):
         try:
             event = normalize_event(coerce_event(raw, index, max_text_chars))
+            digest = content_hash(event)
         except InvalidEventError as exc:
             rejected.append(Rejection(index=index, field=exc.field, reason=exc.reason, event_id=_raw_id(raw)))
             continue
-        digest = content_hash(event)
+        except (TypeError, ValueError, ArithmeticError, RecursionError) as exc:
+            # The last line of the boundary: whatever validation missed costs this item, never the batch.
+            rejected.append(Rejection(index=index, field="event", reason=f"cannot be stored: {exc}", event_id=_raw_id(raw)))
+            continue
         first = first_with_id.get(event.id, first_with_hash.get((event.tenant, digest)))
         if first is not None:
             copies.append((index, first))
@@ -48,4 +52,7 @@ def validate_batch(
 
 def _raw_id(raw: Any) -> str | None:
     value = raw.get("id") if isinstance(raw, dict) else getattr(raw, "id", None)
-    return value if isinstance(value, str) else None
+    # The id is echoed back to the caller: only one that is itself storable text.
+    if isinstance(value, str) and len(value) <= 128 and "\x00" not in value and value.isprintable():
+        return value
+    return None

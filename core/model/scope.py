@@ -25,6 +25,7 @@ from pydantic import (
     ModelWrapValidatorHandler,
     SerializerFunctionWrapHandler,
     ValidationError,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -54,6 +55,14 @@ class Scope(BaseModel):
     agent_id: str | None = None
     user_id: str | None = None
     session_id: str | None = None
+
+    @field_validator("tenant", "agent_id", "user_id", "session_id")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        # PostgreSQL text cannot hold NUL; refused here so both backends answer alike.
+        if value is not None and "\x00" in value:
+            raise ValueError("holds a NUL character, which the database cannot store")
+        return value
 
     def fields(self) -> dict[str, str]:
         """The flat fields of this scope: the tenant, and each id that is set."""
