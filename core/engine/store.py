@@ -31,6 +31,7 @@ from deltacore.gateway.quarantine import QuarantineDesk
 from deltacore.governor import TokenCounter
 from deltacore.delta.ids import delta_id_for
 from deltacore.ingest.after_commit import AfterCommitSteps
+from deltacore.ingest.batch import coerce_batch, coerce_channel
 from deltacore.ingest.pipeline import IngestPipeline
 from deltacore.ingest.steps import BeliefStep, HoneypotStep, OutboxStep, SchemaDriftStep
 from deltacore.ingest.trust_effects import TrustPlaybookStep
@@ -203,10 +204,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         Good events are stored even when others are rejected; ``IngestResult.rejected`` says
         which and why. ``channel`` is where the events really came from (user, tool, document…).
         """
-        if isinstance(events, (Event, dict)):
-            events = [events]
-        events = list(events)
-        return self._pipeline.run(events, Channel(channel) if channel else None)
+        return self._pipeline.run(coerce_batch(events), coerce_channel(channel))
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id (the id of the stored copy for a duplicate)."""
@@ -247,6 +245,8 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
 
         Page with ``after=<last id of the previous page>``. Quarantined events are left out
         unless ``include_quarantined=True``."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidQueryError("limit", f"must be a positive integer, got {limit!r}")
         if criteria is None:
             criteria = _build_criteria(fields)
         elif fields:

@@ -7,7 +7,7 @@ the same tenant) is resolved to its first occurrence.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from deltacore.errors import InvalidEventError
@@ -56,3 +56,25 @@ def _raw_id(raw: Any) -> str | None:
     if isinstance(value, str) and len(value) <= 128 and "\x00" not in value and value.isprintable():
         return value
     return None
+
+
+def coerce_batch(events: Any) -> list[Any]:
+    """The items of a batch: one event (a dict or an :class:`Event`) or a sequence of them."""
+    if isinstance(events, (Event, dict)):
+        return [events]
+    if events is None or isinstance(events, (str, bytes)) or not isinstance(events, Iterable):
+        raise InvalidEventError(
+            "events", f"expected a list of events (dicts or Event records), got {type(events).__name__}"
+        )
+    return list(events)
+
+
+def coerce_channel(channel: Channel | str | None) -> Channel | None:
+    """The channel a caller named, or None (each event's own is inferred then)."""
+    if channel is None or channel == "":
+        return None
+    try:
+        return Channel(channel)
+    except ValueError:
+        allowed = ", ".join(c.value for c in Channel)
+        raise InvalidEventError("channel", f"{channel!r} is not a channel; use one of {allowed}") from None
