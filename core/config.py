@@ -15,6 +15,8 @@ from deltacore.belief_policy import BeliefPolicy
 from deltacore.trust_policy import TrustPolicy
 
 DEFAULT_HALF_LIFE_HOURS = 24 * 30
+MAX_FIELD_CHARS = 50_000_000
+"""The highest per-field size limit a config may set: the write path holds a whole event in memory."""
 
 
 class DeltaCoreConfig(BaseModel):
@@ -41,8 +43,17 @@ class DeltaCoreConfig(BaseModel):
     """Prefix of the Chroma collections, so several stores can share one Chroma server."""
     embedder: Any = None
     """A callable from a list of texts to vectors. ``None`` = local MiniLM (``local`` extra)."""
-    max_text_chars: int = Field(default=100_000, ge=1)
+    max_text_chars: int = Field(default=100_000, ge=1, le=MAX_FIELD_CHARS)
     """Events with longer text are rejected (split them before ingesting)."""
+    max_tool_args_chars: int = Field(default=1_000_000, ge=1, le=MAX_FIELD_CHARS)
+    """How many characters of strings and keys an event's ``tool_args`` may hold; larger ones
+    are rejected with this setting's name (the gateway reads them, in time linear in their size)."""
+    max_meta_chars: int = Field(default=1_000_000, ge=1, le=MAX_FIELD_CHARS)
+    """How many characters of strings and keys an event's ``meta`` may hold."""
+    read_only: bool = False
+    """Open for reading only: nothing is written to the store's files or database (no schema
+    setup, no outbox drain, no vector-index lock); every write raises ``ReadOnlyStoreError``.
+    Semantic search on an embedded store then scans the vectors kept in SQL."""
     utility_half_life_hours: float = Field(default=DEFAULT_HALF_LIFE_HOURS, gt=0)
     """Utility decays as ``utility * exp(-λ·age_hours)`` with ``λ = ln 2 / half_life``."""
     multi_process: Literal["coordinate", "refuse"] = "coordinate"

@@ -4,14 +4,17 @@
 
     DeltaCoreError
     ├── ConfigurationError (ValueError)      bad config value, URL
-    │   └── EmbedderMismatchError            store opened with another embedder than it was built with
+    │   ├── EmbedderMismatchError            store opened with another embedder than it was built with
+    │   └── ForeignDatabaseError             the database file is empty or belongs to another application
     ├── InvalidEventError (ValueError)       one malformed event; names the field
     ├── InvalidQueryError (ValueError)       malformed QueryCriteria
     ├── NotFoundError (KeyError)             an id that is not in the store
     ├── MissingExtraError (ImportError)      optional dependency not installed; names the extra
     ├── BackendError                         the database or vector index failed
-    │   └── BackendUnavailableError          cannot reach PostgreSQL / a Chroma server
+    │   ├── BackendUnavailableError          cannot reach PostgreSQL / a Chroma server
+    │   └── StorageFullError                 the disk (or the database's size limit) is full; reads still work
     ├── StoreLockedError                     another process owns an embedded store's vector index
+    ├── ReadOnlyStoreError                   a write on a store opened with read_only=True
     └── MemoryException                      the nine memory failure classes, each with ``code``
         ├── PoisonDetected            E01    reported: quarantined and logged, never raised at the writer
         ├── CircularCausalChain       E02    raised by provenance walks on a loop
@@ -49,6 +52,7 @@ __all__ = [
     "DeltaCoreError",
     "DistributionShift",
     "EmbedderMismatchError",
+    "ForeignDatabaseError",
     "InvalidEventError",
     "InvalidQueryError",
     "MEMORY_EXCEPTIONS",
@@ -57,7 +61,9 @@ __all__ = [
     "MissingExtraError",
     "NotFoundError",
     "PoisonDetected",
+    "ReadOnlyStoreError",
     "SchemaDrift",
+    "StorageFullError",
     "StoreLockedError",
     "TemporalContradiction",
     "first_validation_error",
@@ -153,6 +159,27 @@ class StoreLockedError(DeltaCoreError):
     Raised only when ``DeltaCoreConfig.multi_process`` is ``"refuse"``; the default mode lets the
     other process write to SQL and leaves the vector writes in the outbox for the owner.
     """
+
+
+class ForeignDatabaseError(ConfigurationError):
+    """The database is not a DeltaCore store: a zero-length file, not SQLite at all, or the
+    tables of another application. Refused rather than turned into a new, empty store."""
+
+    def __init__(self, location: str, why: str) -> None:
+        super().__init__(
+            "database",
+            f"{location} is not a DeltaCore store ({why}); point path/database_url at a DeltaCore store "
+            "or at a folder/database that does not exist yet, and restore the file from a backup if it was one",
+        )
+
+
+class StorageFullError(BackendError):
+    """A write failed because the disk (or the database's size limit) is full. Nothing of that
+    write was committed; reads keep working, and writes work again once space is freed."""
+
+
+class ReadOnlyStoreError(DeltaCoreError):
+    """A write was attempted on a store opened with ``read_only=True``."""
 
 
 class MemoryException(DeltaCoreError):

@@ -48,6 +48,7 @@ PUBLIC_API = [
     "CreditUpdate", "Decision", "DeleteResult", "Delta", "DeltaCore", "DeltaCoreConfig", "DeltaCoreError", "DistributionShift",
     "DriftReport", "Embedder",
     "EmbedderMismatchError",
+    "ForeignDatabaseError", "ReadOnlyStoreError", "StorageFullError",
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
     "NotFoundError", "OutcomeReport", "PoisonDetected", "PropagationReport", "QuarantineReview",

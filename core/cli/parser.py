@@ -84,6 +84,12 @@ def store_options(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
         help="tenant to read and write (default: 'default'; stats and reindex: all tenants); "
         "ingest uses it for lines that name no tenant",
     )
+    group.add_argument(
+        "--read-only",
+        action="store_true",
+        default=default(False),
+        help="open the store for reading only: nothing is written to its files; writes fail with a clear error",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,6 +21,8 @@ def store_config(args: argparse.Namespace) -> DeltaCoreConfig:
         value = getattr(args, name)
         if value is not None:
             overrides[name] = value
+    if getattr(args, "read_only", False):
+        overrides["read_only"] = True
     if args.embedder == "fake":
         from deltacore.testing import FakeEmbedder
 

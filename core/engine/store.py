@@ -33,6 +33,7 @@ from deltacore.delta.ids import delta_id_for
 from deltacore.ingest.after_commit import AfterCommitSteps
 from deltacore.ingest.batch import coerce_batch, coerce_channel
 from deltacore.ingest.pipeline import IngestPipeline
+from deltacore.ingest.validation import FieldLimits
 from deltacore.ingest.steps import BeliefStep, HoneypotStep, OutboxStep, SchemaDriftStep
 from deltacore.ingest.trust_effects import TrustPlaybookStep
 from deltacore.ingest.write_set import embedding_text
@@ -55,6 +56,7 @@ from deltacore.belief import BeliefLayer
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
+from deltacore.engine.health import HealthChecks
 from deltacore.storage import HotTier, SQLStore
 from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
@@ -71,7 +73,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
+class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -92,6 +94,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
                 folder=config.path.expanduser(),
                 collection_prefix=config.collection_prefix,
                 refuse_second_writer=config.multi_process == "refuse",
+                read_only=config.read_only,
             )
         except StoreLockedError:
             self._sql.close()
@@ -114,7 +117,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
             extractor or RuleBasedExtractor(),
             self._embedder,
             self._tokens,
-            config.max_text_chars,
+            FieldLimits.of(config),
             self._after_commit_steps(),
         )
         self._retriever = Retriever(
@@ -137,10 +140,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         self._decisions = DecisionRecall(
             self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
         )
-        # Crash recovery: what a write committed to do and never did is replayed now (vector
-        # writes in the outbox, journaled after-commit steps).
-        self.apply_outbox()
-        self._pipeline.after_commit.replay()
+        self._open_checks()  # crash recovery and the vector index checked against SQL (engine/health.py)
 
     def _after_commit_steps(self) -> AfterCommitSteps:
         """What follows every committed write, in order (later layers register theirs)."""
@@ -235,7 +235,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
             if criteria is not None:
                 fields.setdefault("text", criteria)
             criteria = _build_criteria(fields)
-        self.apply_outbox()  # read-your-writes across processes
+        self._drain_for_read()  # read-your-writes across processes, when the outbox can drain
         return self._retriever.query(criteria)
 
     def events(
@@ -362,6 +362,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
             backend=self._sql.dialect.name,
             vector_backend=self._vectors.kind,
             embedder=self._sql.stored_embedder() or self._embedder.name,
+            problems=list(self._problems),
         )
 
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from deltacore.errors import InvalidEventError
 from deltacore.gateway import Admission
 from deltacore.ingest.normalize import content_hash, normalize_event
 from deltacore.ingest.stages import Admitted, ValidatedBatch
-from deltacore.ingest.validation import coerce_event
+from deltacore.ingest.validation import FieldLimits, coerce_event
 from deltacore.model import Channel, Event, Rejection
 
 
@@ -22,7 +22,7 @@ def validate_batch(
     raw_events: Sequence[Any],
     channel: Channel | None,
     admit: Callable[[Event, Channel | None], Admission],
-    max_text_chars: int,
+    limits: FieldLimits | int,
 ) -> ValidatedBatch:
     items: list[Admitted] = []
     rejected: list[Rejection] = []
@@ -31,7 +31,7 @@ def validate_batch(
     first_with_hash: dict[tuple[str, str], int] = {}
     for index, raw in enumerate(raw_events):
         try:
-            event = normalize_event(coerce_event(raw, index, max_text_chars))
+            event = normalize_event(coerce_event(raw, index, limits))
             digest = content_hash(event)
         except InvalidEventError as exc:
             rejected.append(Rejection(index=index, field=exc.field, reason=exc.reason, event_id=_raw_id(raw)))

@@ -27,6 +27,7 @@ from deltacore.gateway.screen import TrustGateway
 from deltacore.governor import TokenCounter
 from deltacore.ingest.after_commit import AfterCommitSteps
 from deltacore.ingest.batch import validate_batch
+from deltacore.ingest.validation import FieldLimits
 from deltacore.ingest.stages import Admitted, CommittedBatch, Screened, StepOutcome
 from deltacore.ingest.write_set import build_write_set, embedding_text, tool_schema_rows
 from deltacore.model import Channel, IngestResult, TrustAction
@@ -70,7 +71,7 @@ class IngestPipeline:
         extractor: DeltaExtractor,
         embedder: Any,
         tokens: TokenCounter,
-        max_text_chars: int,
+        limits: FieldLimits | int,
         after_commit: AfterCommitSteps,
     ) -> None:
         self._store = store
@@ -78,12 +79,12 @@ class IngestPipeline:
         self._extractor = extractor
         self._embedder = embedder
         self._tokens = tokens
-        self._max_text_chars = max_text_chars
+        self._limits = limits
         self.after_commit = after_commit
         """The ordered after-commit steps; later layers register theirs here."""
 
     def run(self, raw_events: Sequence[Any], channel: Channel | None = None) -> IngestResult:
-        batch = validate_batch(raw_events, channel, self._gateway.admit, self._max_text_chars)
+        batch = validate_batch(raw_events, channel, self._gateway.admit, self._limits)
         event_ids: list[str | None] = [None] * len(raw_events)
         duplicates: list[str] = []
 

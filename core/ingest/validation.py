@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,8 +25,30 @@ _KINDS = ", ".join(kind.value for kind in EventKind)
 MAX_JSON_DEPTH = 64
 """How deep ``meta``, ``tool_args`` and ``tool_schema`` may nest (dicts and lists)."""
 MAX_JSON_CHARS = 1_000_000
-"""How many characters of strings and keys ``meta``, ``tool_args`` and ``tool_schema`` may each
-hold, so one event cannot carry an unbounded payload past the text limit."""
+"""The default of how many characters of strings and keys ``meta`` and ``tool_args`` may each
+hold (``DeltaCoreConfig.max_meta_chars`` / ``max_tool_args_chars``), and the fixed limit of
+``tool_schema``: one event cannot carry an unbounded payload past the text limit."""
+
+
+@dataclass(frozen=True)
+class FieldLimits:
+    """The per-field size limits of one store (``DeltaCoreConfig.max_*_chars``)."""
+
+    text: int = 100_000
+    tool_args: int = MAX_JSON_CHARS
+    meta: int = MAX_JSON_CHARS
+
+    @classmethod
+    def of(cls, config: Any) -> FieldLimits:
+        return cls(config.max_text_chars, config.max_tool_args_chars, config.max_meta_chars)
+
+    def of_json(self, field: str) -> tuple[int, str | None]:
+        """(limit, the config field that raises it) of a JSON field."""
+        if field == "tool_args":
+            return self.tool_args, "max_tool_args_chars"
+        if field == "meta":
+            return self.meta, "max_meta_chars"
+        return MAX_JSON_CHARS, None
 
 # The SQL column widths (``deltacore.storage.tables``) of the fields a caller gives.
 _COLUMN_WIDTHS = {
@@ -36,15 +59,18 @@ _ID_LISTS = {"parent_ids": 128, "entities": 256}
 _JSON_FIELDS = ("meta", "tool_args", "tool_schema")
 
 
-def coerce_event(raw: Any, index: int, max_text_chars: int) -> Event:
-    """Validate one input (an ``Event`` or a mapping) against the record, the store and the limits."""
+def coerce_event(raw: Any, index: int, limits: FieldLimits | int) -> Event:
+    """Validate one input (an ``Event`` or a mapping) against the record, the store and the limits
+    (a :class:`FieldLimits`, or just the text limit)."""
+    if isinstance(limits, int):
+        limits = FieldLimits(text=limits)
     if isinstance(raw, Event):
         event = raw
     elif isinstance(raw, dict):
         # Before the record is built: a deep or huge payload must not reach pydantic or a hash.
         for name in _JSON_FIELDS:
             if raw.get(name) is not None:
-                _check_json(raw[name], name, index)
+                _check_json(raw[name], name, index, limits)
         try:
             event = Event.model_validate(raw)
         except ValidationError as exc:
@@ -56,18 +82,18 @@ def coerce_event(raw: Any, index: int, max_text_chars: int) -> Event:
         raise InvalidEventError(
             "event", f"expected an Event or a dict, got {type(raw).__name__}", index=index
         )
-    if len(event.text) > max_text_chars:
+    if len(event.text) > limits.text:
         raise InvalidEventError(
             "text",
-            f"{len(event.text)} characters is over the limit of {max_text_chars}; split the text into "
-            "several events or raise DeltaCoreConfig.max_text_chars",
+            f"{len(event.text):,} characters is over the limit of {limits.text:,} (DeltaCoreConfig.max_text_chars); "
+            "split the text into several events or raise max_text_chars",
             index=index,
         )
-    check_storable(event, index)
+    check_storable(event, index, limits)
     return event
 
 
-def check_storable(event: Event, index: int | None = None) -> None:
+def check_storable(event: Event, index: int | None = None, limits: FieldLimits | None = None) -> None:
     """Raise :class:`InvalidEventError` naming the field both backends could not store."""
     _check_text(event.text, "text", index, nul_allowed=True)
     values = {"id": event.id, **event.scope.fields(), **{name: getattr(event, name) for name in _COLUMN_WIDTHS if name not in ("id", "tenant", "agent_id", "user_id", "session_id")}}
@@ -86,7 +112,7 @@ def check_storable(event: Event, index: int | None = None) -> None:
     for name in _JSON_FIELDS:
         value = getattr(event, name)
         if value is not None:
-            _check_json(value, name, index)
+            _check_json(value, name, index, limits or FieldLimits())
 
 
 def _check_name(value: str, field: str, width: int, index: int | None) -> None:
@@ -106,9 +132,10 @@ def _check_text(value: str, field: str, index: int | None, *, nul_allowed: bool)
         raise InvalidEventError(field, "holds a NUL character, which the database cannot store", index=index)
 
 
-def _check_json(value: Any, field: str, index: int | None) -> None:
+def _check_json(value: Any, field: str, index: int | None, limits: FieldLimits) -> None:
     """Walk a JSON value without recursion: depth, size, finite numbers, storable strings."""
-    budget = MAX_JSON_CHARS
+    limit, setting = limits.of_json(field)
+    budget = limit
     stack: list[tuple[Any, str, int]] = [(value, field, 0)]
     while stack:
         item, path, depth = stack.pop()
@@ -135,7 +162,12 @@ def _check_json(value: Any, field: str, index: int | None) -> None:
         else:
             raise InvalidEventError(path, f"a {type(item).__name__} is not JSON; give strings, numbers, lists and dicts", index=index)
         if budget < 0:
-            raise InvalidEventError(field, f"holds over {MAX_JSON_CHARS:,} characters; store large payloads elsewhere and keep a reference", index=index)
+            how = f" (DeltaCoreConfig.{setting}; raise it to allow more)" if setting else ""
+            raise InvalidEventError(
+                field,
+                f"holds over {limit:,} characters of strings and keys{how}; store large payloads elsewhere and keep a reference",
+                index=index,
+            )
 
 
 def _translate(exc: ValidationError, index: int) -> InvalidEventError:

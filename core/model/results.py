@@ -78,3 +78,6 @@ class StoreStats(BaseModel):
     backend: str
     vector_backend: str
     embedder: str | None
+    problems: list[str] = []
+    """Faults found when the store opened and not repaired (a vector-index gap, recovery that
+    could not finish); empty when healthy. The same are logged and kept as system events."""

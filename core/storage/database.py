@@ -5,19 +5,25 @@ come from. Repositories (``deltacore.storage.*_repository``, ``trust_store``, â€
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select
 
 from deltacore.config import DeltaCoreConfig
-from deltacore.errors import EmbedderMismatchError
+from deltacore.errors import EmbedderMismatchError, ReadOnlyStoreError, StorageFullError
 from deltacore.storage.dialect import Dialect
 from deltacore.storage.engine_factory import create_sql_engine
 from deltacore.storage.errors import translate_backend_errors
 from deltacore.storage.fulltext import TermStatistics
-from deltacore.storage.migrations import run_migrations
+from deltacore.storage.file_check import check_sqlite_file
+from deltacore.storage.migrations import check_schema, run_migrations
 from deltacore.storage.tables import store_meta, tenants
+
+
+log = logging.getLogger(__name__)
 
 
 class Database:
@@ -29,6 +35,11 @@ class Database:
 
     def __init__(self, config: DeltaCoreConfig) -> None:
         self.config = config
+        self.read_only = config.read_only
+        if config.is_sqlite:
+            from sqlalchemy.engine import make_url
+
+            check_sqlite_file(Path(make_url(config.sql_url).database or ""))
         with translate_backend_errors("opening the database"):
             self.engine = create_sql_engine(config)
         self.dialect: Dialect = Dialect.of(self.engine)
@@ -38,15 +49,22 @@ class Database:
         self._side_lock = threading.Lock()
 
     def setup(self) -> int:
-        """Create or migrate the schema (idempotent, safe under concurrency)."""
+        """Create or migrate the schema (idempotent, safe under concurrency); read-only: check it."""
+        if self.read_only:
+            with translate_backend_errors("reading the schema version"):
+                return check_schema(self.engine)
         with translate_backend_errors("setting up the database"):
             version = run_migrations(self.engine)
-        self.refresh_statistics()
+        try:
+            self.refresh_statistics()
+        except StorageFullError as exc:
+            # Statistics only speed up plans; a full disk must not stop the store from opening.
+            log.warning("could not refresh the query planner's statistics: %s", exc)
         return version
 
     def refresh_statistics(self) -> None:
         self._inserted_since_analyze = 0
-        if not self.dialect.is_sqlite:
+        if not self.dialect.is_sqlite or self.read_only:
             return  # PostgreSQL's autovacuum keeps its own statistics
         with translate_backend_errors("refreshing statistics"), self.engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA analysis_limit=1000")
@@ -88,6 +106,11 @@ class Database:
     @contextlib.contextmanager
     def writer(self) -> Iterator[Connection]:
         """A write transaction; on SQLite it takes the write lock up front (BEGIN IMMEDIATE)."""
+        if self.read_only:
+            raise ReadOnlyStoreError(
+                "this store was opened with read_only=True (CLI: --read-only): writing is refused; "
+                "open it without read_only to write"
+            )
         with translate_backend_errors("writing"), self.engine.connect() as conn:
             conn = conn.execution_options(dc_write=True)
             with conn.begin():
@@ -97,6 +120,13 @@ class Database:
 
     def check_embedder(self, name: str, dimension: int) -> None:
         """Refuse to mix vectors of two different embedders in one store."""
+        if self.read_only:
+            with self.reader() as conn:
+                rows = dict(conn.execute(select(store_meta.c.key, store_meta.c.value)).all())
+            stored_name, stored_dim = rows.get("embedder"), rows.get("embedding_dimension")
+            if stored_name is not None and (stored_name != name or int(stored_dim or 0) != dimension):
+                raise EmbedderMismatchError(stored_name, int(stored_dim or 0), name, dimension)
+            return
         with self.writer() as conn:
             if self.dialect.advisory_locks:
                 # Two processes' first writes must not both find no embedder and both insert it.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from deltacore.errors import BackendError, BackendUnavailableError, DeltaCoreError
+from deltacore.errors import BackendError, BackendUnavailableError, DeltaCoreError, StorageFullError
 
 
 def _is_connection_failure(exc: BaseException) -> bool:
@@ -26,6 +26,24 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return name in {"ConnectError", "ConnectTimeout", "ConnectionRefusedError"} or isinstance(exc, ConnectionError)
 
 
+# What SQLite, PostgreSQL, Chroma and the OS say when the disk or the database's size limit is full.
+_FULL_MARKERS = ("database or disk is full", "no space left on device", "could not extend file", "disk full")
+
+
+def is_storage_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it was raised from) says the disk is full."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, OSError) and seen.errno == 28:  # ENOSPC
+            return True
+        if any(marker in str(seen).lower() for marker in _FULL_MARKERS):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 @contextlib.contextmanager
 def translate_backend_errors(what: str) -> Iterator[None]:
     """Re-raise database and vector-index exceptions as :class:`BackendError` (``from exc``)."""
@@ -36,6 +54,11 @@ def translate_backend_errors(what: str) -> Iterator[None]:
     except Exception as exc:
         from sqlalchemy.exc import SQLAlchemyError
 
+        if is_storage_full(exc):
+            raise StorageFullError(
+                f"{what}: the disk is full ({str(exc).splitlines()[0][:200]}); nothing of this write was "
+                "committed, reads keep working; free space and retry"
+            ) from exc
         if _is_connection_failure(exc):
             raise BackendUnavailableError(f"{what}: backend unreachable ({exc})") from exc
         if isinstance(exc, SQLAlchemyError):

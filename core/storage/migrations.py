@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, inspect, select, text
 
+from deltacore.errors import ConfigurationError
 from deltacore.storage.dialect import Dialect
 from deltacore.storage.tables import store_meta
 
@@ -209,6 +210,32 @@ MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
 ]
 
 
+def _refuse_newer(version: int) -> None:
+    if version > len(MIGRATIONS):
+        raise ConfigurationError(
+            "database",
+            f"this store's schema is version {version}, newer than this DeltaCore knows ({len(MIGRATIONS)}); "
+            "upgrade DeltaCore to open it",
+        )
+
+
+def check_schema(engine: Engine) -> int:
+    """The schema version, read without writing (read-only opens): it must be this code's."""
+    with engine.connect() as conn:
+        if not inspect(conn).has_table(store_meta.name):
+            raise ConfigurationError("read_only", "there is no DeltaCore store here to open read-only")
+        row = conn.execute(select(store_meta.c.value).where(store_meta.c.key == "schema_version")).first()
+    version = int(row[0]) if row else 0
+    _refuse_newer(version)
+    if version < len(MIGRATIONS):
+        raise ConfigurationError(
+            "read_only",
+            f"this store's schema (version {version}) needs migrating to {len(MIGRATIONS)}; "
+            "open it once without read_only so the migration can run",
+        )
+    return version
+
+
 def run_migrations(engine: Engine) -> int:
     """Bring the schema up to date; safe to call from many processes at once. Returns the version."""
     dialect = Dialect.of(engine)
@@ -221,6 +248,7 @@ def run_migrations(engine: Engine) -> int:
         store_meta.create(conn, checkfirst=True)
         row = conn.execute(select(store_meta.c.value).where(store_meta.c.key == "schema_version")).first()
         version = int(row[0]) if row else 0
+        _refuse_newer(version)
         for migration in MIGRATIONS[version:]:
             migration(conn, dialect)
         if version != len(MIGRATIONS):

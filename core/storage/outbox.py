@@ -41,6 +41,10 @@ class OutboxApplier:
         self._batch_size = batch_size
         self._lock = threading.Lock()
 
+    def has_pending(self) -> bool:
+        with self._sql.reader() as conn:
+            return conn.execute(_ANY_PENDING).first() is not None
+
     def drain(self) -> int:
         """Apply every pending outbox row; returns how many rows were applied."""
         # Every query drains first (read-your-writes across processes), and the outbox is

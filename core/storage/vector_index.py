@@ -44,10 +44,14 @@ class ChromaIndex:
         import chromadb
         from chromadb.config import Settings
 
-        with translate_backend_errors("opening embedded Chroma"):
-            client = chromadb.PersistentClient(
-                path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=True)
-            )
+        try:
+            with translate_backend_errors("opening embedded Chroma"):
+                client = chromadb.PersistentClient(
+                    path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=True)
+                )
+        except Exception:
+            _forget_failed_client(str(path))
+            raise
         return cls(client, prefix, "embedded")
 
     @classmethod
@@ -128,6 +132,17 @@ class ChromaIndex:
         with translate_backend_errors("counting vectors"):
             return int(self._collection(tenant).count())
 
+    def ids(self, tenant: str, page: int = 5000) -> list[str]:
+        """Every id in the tenant's collection (the open-time check compares them with SQL)."""
+        found: list[str] = []
+        with translate_backend_errors("listing vector ids"):
+            collection = self._collection(tenant)
+            while True:
+                batch = collection.get(include=[], limit=page, offset=len(found))["ids"]
+                found.extend(batch)
+                if len(batch) < page:
+                    return found
+
     def drop(self, tenant: str) -> None:
         """Delete a tenant's collection (``reindex`` then rebuilds it from SQL)."""
         name = collection_name(self._prefix, tenant)
@@ -149,6 +164,16 @@ class ChromaIndex:
                     if "deltacore_tenant" in meta:
                         found.append(meta["deltacore_tenant"])
             return found
+
+
+def _forget_failed_client(path: str) -> None:
+    """chromadb caches one client system per folder per process, also one whose start failed
+    (a full disk): every later open in this process would get that broken one back."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    with SharedSystemClient._refcount_lock:
+        SharedSystemClient._identifier_to_system.pop(path, None)
+        SharedSystemClient._identifier_to_refcount.pop(path, None)
 
 
 def chroma_where(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:
