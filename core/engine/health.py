@@ -34,7 +34,9 @@ class HealthChecks:
             self.apply_outbox()
             self._pipeline.after_commit.replay()
         except BackendError as exc:
-            self._note_problem(f"recovery on open did not finish: {exc}; it is retried after the next write")
+            self._note_problem(
+                f"recovery on open did not finish: {exc}; it is retried after the next write"
+            )
             return
         index = self._vectors.current()
         if index is None:
@@ -49,7 +51,9 @@ class HealthChecks:
             self._note_problem(f"could not check the vector index against SQL: {exc}")
             return
         for tenant, sql_vectors, index_vectors in gaps:
-            self._report_gap(repair_gap(self._sql, index, tenant, sql_vectors, index_vectors))
+            self._report_gap(
+                repair_gap(self._sql, index, tenant, sql_vectors, index_vectors)
+            )
 
     def _report_gap(self: Any, gap: IndexGap) -> None:
         payload = {
@@ -61,10 +65,17 @@ class HealthChecks:
         }
         where = f"tenant {gap.tenant!r}: the vector index held {gap.index_vectors} vectors, SQL {gap.sql_vectors}"
         if gap.repaired:
-            log.warning("%s; repaired from SQL (%d written, %d removed)", where, gap.written, gap.removed)
+            log.warning(
+                "%s; repaired from SQL (%d written, %d removed)",
+                where,
+                gap.written,
+                gap.removed,
+            )
             kind = "VECTOR_INDEX_REPAIRED"
         else:
-            self._note_problem(f"{where}; the repair failed ({gap.error}); semantic search misses memories until reindex()")
+            self._note_problem(
+                f"{where}; the repair failed ({gap.error}); semantic search misses memories until reindex()"
+            )
             kind = "VECTOR_INDEX_GAP"
         try:
             with self._sql.writer() as conn:
@@ -82,4 +93,7 @@ class HealthChecks:
         try:
             self.apply_outbox()
         except BackendError as exc:
-            log.warning("pending vector writes could not be applied before this query (%s); answering without them", exc)
+            log.warning(
+                "pending vector writes could not be applied before this query (%s); answering without them",
+                exc,
+            )

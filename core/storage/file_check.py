@@ -27,7 +27,9 @@ def check_sqlite_file(path: Path) -> bool:
     wal = path.with_name(path.name + "-wal")
     if size == 0:
         if wal.exists() and wal.stat().st_size > 0:
-            return True  # the pages are still in the write-ahead log; SQLite recovers them
+            return (
+                True  # the pages are still in the write-ahead log; SQLite recovers them
+            )
         raise ForeignDatabaseError(str(path), "the file is empty (0 bytes)")
     with path.open("rb") as stream:
         header = stream.read(len(_SQLITE_HEADER))
@@ -36,7 +38,9 @@ def check_sqlite_file(path: Path) -> bool:
     tables = _table_names(path)
     if tables and "dc_store_meta" not in tables:
         shown = ", ".join(sorted(tables)[:5]) + (", …" if len(tables) > 5 else "")
-        raise ForeignDatabaseError(str(path), f"it holds the tables of another application: {shown}")
+        raise ForeignDatabaseError(
+            str(path), f"it holds the tables of another application: {shown}"
+        )
     return True
 
 
@@ -46,7 +50,9 @@ def _table_names(path: Path) -> set[str]:
     try:
         connection = sqlite3.connect(uri, uri=True)
         try:
-            rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+            rows = connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+            ).fetchall()
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:

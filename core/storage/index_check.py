@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import func, select
-
 from deltacore.errors import DeltaCoreError
 from deltacore.storage.outbox import _META_COLUMNS, vector_metadata
 from deltacore.storage.sql_store import SQLStore
 from deltacore.storage.tables import events, outbox, tenants
 from deltacore.storage.vector_index import ChromaIndex
+from sqlalchemy import func, select
 
 _BATCH = 1000
 
@@ -63,7 +62,9 @@ def find_gaps(sql: SQLStore, index: ChromaIndex) -> list[tuple[str, int, int]]:
         with sql.reader() as conn:
             expected = int(
                 conn.execute(
-                    select(func.count()).where(events.c.tenant == tenant, events.c.embedding.is_not(None))
+                    select(func.count()).where(
+                        events.c.tenant == tenant, events.c.embedding.is_not(None)
+                    )
                 ).scalar_one()
             )
         if expected != present:
@@ -71,7 +72,9 @@ def find_gaps(sql: SQLStore, index: ChromaIndex) -> list[tuple[str, int, int]]:
     return gaps
 
 
-def repair_gap(sql: SQLStore, index: ChromaIndex, tenant: str, sql_vectors: int, index_vectors: int) -> IndexGap:
+def repair_gap(
+    sql: SQLStore, index: ChromaIndex, tenant: str, sql_vectors: int, index_vectors: int
+) -> IndexGap:
     """Make the tenant's collection hold exactly SQL's vectors; a failure is returned, not raised."""
     written = removed = 0
     try:
@@ -79,20 +82,41 @@ def repair_gap(sql: SQLStore, index: ChromaIndex, tenant: str, sql_vectors: int,
         with sql.reader() as conn:
             stored = set(
                 conn.execute(
-                    select(events.c.id).where(events.c.tenant == tenant, events.c.embedding.is_not(None))
+                    select(events.c.id).where(
+                        events.c.tenant == tenant, events.c.embedding.is_not(None)
+                    )
                 ).scalars()
             )
         missing, extra = sorted(stored - present), sorted(present - stored)
-        columns = [events.c.id, events.c.embedding, *(events.c[name] for name in _META_COLUMNS)]
+        columns = [
+            events.c.id,
+            events.c.embedding,
+            *(events.c[name] for name in _META_COLUMNS),
+        ]
         for start in range(0, len(missing), _BATCH):
             with sql.reader() as conn:
-                rows = list(conn.execute(select(*columns).where(events.c.id.in_(missing[start : start + _BATCH]))))
-            vectors = np.stack([np.frombuffer(row.embedding, dtype=np.float32) for row in rows])
-            index.upsert(tenant, [row.id for row in rows], vectors, [vector_metadata(row) for row in rows])
+                rows = list(
+                    conn.execute(
+                        select(*columns).where(
+                            events.c.id.in_(missing[start : start + _BATCH])
+                        )
+                    )
+                )
+            vectors = np.stack(
+                [np.frombuffer(row.embedding, dtype=np.float32) for row in rows]
+            )
+            index.upsert(
+                tenant,
+                [row.id for row in rows],
+                vectors,
+                [vector_metadata(row) for row in rows],
+            )
             written += len(rows)
         if extra:
             index.delete(tenant, extra)
             removed = len(extra)
     except DeltaCoreError as exc:
-        return IndexGap(tenant, sql_vectors, index_vectors, written, removed, error=str(exc))
+        return IndexGap(
+            tenant, sql_vectors, index_vectors, written, removed, error=str(exc)
+        )
     return IndexGap(tenant, sql_vectors, index_vectors, written, removed)
