@@ -11,12 +11,42 @@ full disk is reported the same way instead of refusing to open: reads still work
 from __future__ import annotations
 
 import logging
+import shutil
 from typing import Any
 
+from deltacore.config import DeltaCoreConfig
 from deltacore.errors import BackendError
+from deltacore.storage import SQLStore
+from deltacore.storage.vector_access import MIN_FREE_BYTES
 from deltacore.storage.index_check import IndexGap, find_gaps, repair_gap
 
 log = logging.getLogger("deltacore.engine")
+
+
+def open_sql(config: DeltaCoreConfig) -> tuple[SQLStore, DeltaCoreConfig, str | None]:
+    """The database, set up; on a disk too full to open it for writing (SQLite cannot create its
+    write-ahead log), opened read-only instead so reads keep working. Returns (store, the config
+    it was opened with, why it is read-only or None)."""
+    sql = SQLStore(config)
+    try:
+        sql.setup()
+        return sql, config, None
+    except BackendError as exc:
+        sql.close()
+        if config.read_only or not config.is_sqlite or not _disk_full(config):
+            raise
+        reason = f"the disk is full ({exc}); the store was opened read-only until space is freed and it is reopened"
+    config = config.model_copy(update={"read_only": True})
+    sql = SQLStore(config)
+    sql.setup()
+    return sql, config, reason
+
+
+def _disk_full(config: DeltaCoreConfig) -> bool:
+    try:
+        return shutil.disk_usage(config.path.expanduser()).free < MIN_FREE_BYTES
+    except OSError:
+        return False
 
 
 class HealthChecks:
@@ -24,8 +54,10 @@ class HealthChecks:
 
     _problems: list[str]
 
-    def _open_checks(self: Any) -> None:
+    def _open_checks(self: Any, read_only_because: str | None = None) -> None:
         self._problems = []
+        if read_only_because:
+            self._note_problem(read_only_because)
         if self.config.read_only:
             return
         # Crash recovery: what a write committed to do and never did is replayed now (vector

@@ -56,7 +56,8 @@ from deltacore.belief import BeliefLayer
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
-from deltacore.engine.health import HealthChecks
+from deltacore.engine.arguments import check_keys
+from deltacore.engine.health import HealthChecks, open_sql
 from deltacore.storage import HotTier, SQLStore
 from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
@@ -79,9 +80,8 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
     def __init__(
         self, config: DeltaCoreConfig, extractor: DeltaExtractor | None = None, allow_embedder_change: bool = False
     ) -> None:
+        self._sql, config, read_only_because = open_sql(config)  # engine/health.py: a full disk opens read-only
         self.config = config
-        self._sql = SQLStore(config)
-        self._sql.setup()
         self._tokens = TokenCounter()
         embedder = config.embedder if config.embedder is not None else default_embedder()
         check = (lambda name, dim: None) if allow_embedder_change else self._sql.check_embedder
@@ -140,7 +140,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
         self._decisions = DecisionRecall(
             self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
         )
-        self._open_checks()  # crash recovery and the vector index checked against SQL (engine/health.py)
+        self._open_checks(read_only_because)  # crash recovery and the vector index checked against SQL (engine/health.py)
 
     def _after_commit_steps(self) -> AfterCommitSteps:
         """What follows every committed write, in order (later layers register theirs)."""
@@ -247,6 +247,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
         unless ``include_quarantined=True``."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InvalidQueryError("limit", f"must be a positive integer, got {limit!r}")
+        check_keys(after=after)
         if criteria is None:
             criteria = _build_criteria(fields)
         elif fields:
@@ -261,6 +262,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
 
     def get(self, event_id: str) -> Event:
         """The stored event ``event_id``."""
+        check_keys(event_id=event_id)
         with self._sql.reader() as conn:
             row = self._sql.fetch_events(conn, [event_id]).get(event_id)
         if row is None:
@@ -270,6 +272,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
     def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
         """Walk provenance from a delta (or from an event's delta): ``ancestors`` (what caused
         it), ``descendants`` (what it caused) or ``both``, up to ``depth`` hops."""
+        check_keys(node_id=node_id)
         return causal_chain(self._sql, node_id, delta_id_for(node_id), depth, direction, self.config.decay_rate_per_hour)
 
     def record_retrieval(
@@ -284,6 +287,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
 
         Adapters call it from retriever hooks; outcome-driven learning reads it. Unknown ids are
         ignored; returns how many were recorded."""
+        check_keys(event_ids=list(event_ids), episode_id=episode_id, query=query, tenant=tenant)
         now = time.time()
         rows = [
             {"tenant": tenant, "episode_id": episode_id, "event_id": event_id, "rank": rank, "query": query, "ts": now}
@@ -294,10 +298,12 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
 
     def retrievals(self, episode_id: str | None = None, *, tenant: str = "default") -> list[dict[str, Any]]:
         """What :meth:`record_retrieval` logged, oldest first."""
+        check_keys(episode_id=episode_id, tenant=tenant)
         return self._sql.retrievals(tenant, episode_id)
 
     def tool_schemas(self, tool_name: str | None = None, *, tenant: str = "default") -> list[dict[str, Any]]:
         """Every schema each tool was seen with (called, or offered through ``observe_tools``), oldest first."""
+        check_keys(tool_name=tool_name, tenant=tenant)
         return self._sql.tool_schemas(tenant, tool_name)
 
     # ---- delete and maintenance -------------------------------------------------------------
@@ -319,6 +325,9 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
         """
         if event_ids is None and entity is None and agent_id is None and user_id is None and session_id is None:
             raise InvalidQueryError("delete", "name what to delete: event_ids, entity, agent_id, user_id or session_id")
+        check_keys(
+            event_ids=list(event_ids or []), entity=entity, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id
+        )
         with self._sql.writer() as conn:
             ids = self._sql.select_event_ids(
                 conn, tenant, event_ids, entity=entity, agent_id=agent_id, user_id=user_id, session_id=session_id
@@ -346,6 +355,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
     def stats(self, tenant: str | None = None) -> StoreStats:
         """Counts and health of the store (all tenants, or one): events, deltas, links, pending
         vector writes, vectors, backends and embedder."""
+        check_keys(tenant=tenant)
         counts = self._sql.counts(tenant)
         index = self._vectors.current()
         vectors = None
@@ -367,6 +377,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
 
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
         """Logged system events (``CAUSAL_LOOP`` …), oldest first."""
+        check_keys(kind=kind, tenant=tenant)
         return self._sql.system_events(kind, tenant)
 
 

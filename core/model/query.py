@@ -124,6 +124,20 @@ class QueryCriteria(Scoped):
             return (value,)
         return value
 
+    @field_validator("entity", "agent_filter")
+    @classmethod
+    def _matchable(cls, value: Any) -> Any:
+        # A name with NUL or a lone surrogate can match no stored one; PostgreSQL would fail on it.
+        for name in (value,) if isinstance(value, str) else value or ():
+            if "\x00" in name:
+                raise ValueError("holds a NUL character, which the database cannot store")
+            if not name.isascii():
+                try:
+                    name.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise ValueError(f"holds a lone surrogate at position {exc.start} (not valid Unicode)") from None
+        return value
+
     @field_validator("time_range")
     @classmethod
     def _range(cls, value: Any) -> Any:

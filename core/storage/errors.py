@@ -5,7 +5,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from deltacore.errors import BackendError, BackendUnavailableError, DeltaCoreError, StorageFullError
+from deltacore.errors import (
+    BackendError,
+    BackendUnavailableError,
+    DeltaCoreError,
+    InvalidQueryError,
+    StorageFullError,
+)
 
 
 def _is_connection_failure(exc: BaseException) -> bool:
@@ -54,6 +60,12 @@ def translate_backend_errors(what: str) -> Iterator[None]:
     except Exception as exc:
         from sqlalchemy.exc import SQLAlchemyError
 
+        if isinstance(exc, UnicodeEncodeError) or "cannot contain nul" in str(exc).lower():
+            # An argument no stored value can hold (the facade names the field where it knows it).
+            raise InvalidQueryError(
+                "argument",
+                f"{what}: a string holds a NUL character or a lone surrogate, which the database cannot store",
+            ) from exc
         if is_storage_full(exc):
             raise StorageFullError(
                 f"{what}: the disk is full ({str(exc).splitlines()[0][:200]}); nothing of this write was "
