@@ -8,7 +8,11 @@ afterwards. A fixed, derandomised example budget keeps the run reproducible and 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
+import json
+import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -16,6 +20,7 @@ import pytest
 
 from deltacore import DeltaCore
 from deltacore.errors import DeltaCoreError
+from deltacore.testing import FakeEmbedder
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -27,6 +32,8 @@ FUZZ = settings(
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+# The CLI opens a store per example (a process's worth of setup): fewer examples, same seed.
+FUZZ_CLI = settings(FUZZ, max_examples=12)
 _serial = itertools.count()
 
 _hostile_text = st.text(
@@ -102,3 +109,100 @@ def test_query_answers_or_raises_a_named_error(memory: DeltaCore, tenant: str, t
     except DeltaCoreError as exc:
         assert isinstance(exc, ValueError) or exc.__class__.__name__.endswith("Error")
     assert memory.query("billing", tenant="fuzz") is not None
+
+
+# ---- the CLI: malformed lines in a JSON-lines file -----------------------------------------------
+
+_BROKEN_LINES = [b"{not json", b"[1, 2", b'{"text": "unterminated', b"\xff\xfe not utf-8", b"[" * 3000 + b"]" * 3000]
+
+
+@st.composite
+def _jsonl(draw: st.DrawFn) -> list[tuple[str, bytes]]:
+    """Lines of a file, each tagged: ``good`` (must be stored), ``broken`` (must be reported) or
+    ``maybe`` (a hostile record: stored or reported, never lost silently)."""
+    lines: list[tuple[str, bytes]] = []
+    for kind in draw(st.lists(st.sampled_from(["good", "broken", "maybe", "blank"]), min_size=1, max_size=12)):
+        if kind == "good":
+            lines.append(("good", json.dumps(_good()).encode()))
+        elif kind == "broken":
+            lines.append(("broken", draw(st.sampled_from(_BROKEN_LINES))))
+        elif kind == "blank":
+            lines.append(("blank", b"   "))
+        else:
+            item = draw(_malformed())
+            encoded = json.dumps(item, default=str).encode("utf-8", "surrogatepass")
+            lines.append(("maybe", encoded.replace(b"\n", b" ")))
+    return lines
+
+
+def _run_cli(*argv: str) -> tuple[int, str, str]:
+    from deltacore.cli.program import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@FUZZ_CLI
+@given(lines=_jsonl(), batch_size=st.sampled_from([1, 3, 256]))
+def test_cli_ingest_reports_bad_lines_by_number_and_stores_the_rest(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[tuple[str, bytes]], batch_size: int
+) -> None:
+    folder = tmp_path_factory.mktemp("cli")
+    source = folder / "events.jsonl"
+    source.write_bytes(b"\n".join(line for _, line in lines) + b"\n")
+    store = str(folder / "store")
+    code, out, err = _run_cli("--path", store, "--embedder", "fake", "ingest", str(source), "--batch-size", str(batch_size))
+
+    reported = {int(m[1]): m[2] for m in re.finditer(r"^line (\d+): (.*)$", err, re.MULTILINE)}
+    numbers = {kind: {n for n, (k, _) in enumerate(lines, start=1) if k == kind} for kind in ("good", "broken", "maybe")}
+    assert numbers["broken"] <= reported.keys(), "every broken line is reported by its number"
+    assert not numbers["good"] & reported.keys(), "no good line is reported"
+    assert code == (1 if reported else 0), (code, err)
+    summary = re.search(r"(\d+) stored, (\d+) duplicates, (\d+) rejected", out)
+    assert summary and int(summary[3]) == len(reported)
+    for number in reported.keys() & numbers["maybe"]:
+        # A record the store refused names its field: "<field>: <reason>" or "not stored: …".
+        assert re.match(r"^(invalid JSON|not UTF-8|not stored|[\w.\[\] ]+:)", reported[number]), reported[number]
+    with DeltaCore.open(store, embedder=FakeEmbedder()) as memory:
+        for number in numbers["good"]:
+            stored = json.loads(lines[number - 1][1])
+            assert memory.get(stored["id"]).text == stored["text"]
+        assert memory.query("billing service release", tenant="fuzz") is not None
+
+
+# ---- query(): hostile criteria on every backend ----------------------------------------------------
+
+_criteria = st.fixed_dictionaries(
+    {},
+    optional={
+        "entity": _hostile_text,
+        "agent_id": _hostile_text,
+        "session_id": _hostile_text,
+        "kinds": st.lists(st.sampled_from(["message", "fact", "tool_call", "nonsense", ""]), max_size=2),
+        "top_k": st.integers(-3, 60),
+        "max_tokens": st.one_of(st.none(), st.integers(-5, 500)),
+        "routers": st.lists(st.sampled_from(["semantic", "lexical", "entity", "temporal", "bogus"]), max_size=3),
+        "min_utility": st.floats(allow_nan=True, allow_infinity=True),
+        "time_range": st.tuples(
+            st.sampled_from([None, datetime(1, 1, 1, tzinfo=timezone.utc), datetime(2024, 1, 1)]),
+            st.sampled_from([None, datetime(9999, 12, 31, tzinfo=timezone.utc), datetime(2020, 1, 1)]),
+        ),
+    },
+)
+
+
+@FUZZ
+@given(text=_hostile_text, criteria=_criteria)
+def test_query_with_hostile_criteria_answers_or_names_the_field(memory: DeltaCore, text: str, criteria: dict[str, Any]) -> None:
+    if not memory.events(tenant="fuzz", limit=1):
+        memory.ingest([_good() for _ in range(3)])
+    try:
+        packets = memory.query(text, tenant="fuzz", **criteria)
+    except DeltaCoreError as exc:
+        assert isinstance(exc, ValueError), f"a malformed query is a caller error, got {exc!r}"
+        assert getattr(exc, "field", None), exc
+    else:
+        assert all(packet.text for packet in packets)
+    assert memory.query("billing service release", tenant="fuzz")

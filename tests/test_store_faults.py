@@ -26,7 +26,9 @@ from deltacore.errors import (
 )
 from deltacore.testing import FakeEmbedder
 
-TEXTS = [f"release {n} of the billing service failed on the payment path" for n in range(40)]
+TEXTS = [
+    f"release {n} of the billing service failed on the payment path" for n in range(40)
+]
 
 
 def _fill(memory: DeltaCore) -> list[str]:
@@ -34,7 +36,9 @@ def _fill(memory: DeltaCore) -> list[str]:
 
 
 def _semantic_ids(memory: DeltaCore) -> set[str]:
-    packets = memory.query("billing service payment failed", tenant="acme", routers=["semantic"], top_k=40)
+    packets = memory.query(
+        "billing service payment failed", tenant="acme", routers=["semantic"], top_k=40
+    )
     return {packet.id for packet in packets}
 
 
@@ -66,7 +70,9 @@ def test_a_lost_vector_index_is_noticed_and_repaired_on_open(backend, caplog) ->
     with caplog.at_level(logging.WARNING, logger="deltacore"), backend.open() as memory:
         stats = memory.stats("acme")
         assert stats.vectors == len(stored) and stats.problems == []
-        assert _semantic_ids(memory) == set(stored), "semantic search finds every memory again"
+        assert _semantic_ids(memory) == set(stored), (
+            "semantic search finds every memory again"
+        )
         repaired = memory.system_events("VECTOR_INDEX_REPAIRED", tenant="acme")
         assert repaired and repaired[0]["payload"]["written"] == len(stored)
     assert any("repaired from SQL" in record.getMessage() for record in caplog.records)
@@ -96,13 +102,17 @@ def _foreign(kind: str, db: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", ["empty", "not sqlite", "another application"])
-def test_a_file_that_is_not_a_store_is_refused_and_left_alone(tmp_path: Path, kind: str) -> None:
+def test_a_file_that_is_not_a_store_is_refused_and_left_alone(
+    tmp_path: Path, kind: str
+) -> None:
     db = tmp_path / "deltacore.db"
     _foreign(kind, db)
     before = db.read_bytes()
     with pytest.raises(ForeignDatabaseError) as raised:
         DeltaCore.open(tmp_path, embedder=FakeEmbedder())
-    assert "is not a DeltaCore store" in str(raised.value) and str(db) in str(raised.value)
+    assert "is not a DeltaCore store" in str(raised.value) and str(db) in str(
+        raised.value
+    )
     assert isinstance(raised.value, ConfigurationError)
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deltacore.db"]
@@ -112,15 +122,23 @@ def test_a_file_that_is_not_a_store_is_refused_and_left_alone(tmp_path: Path, ki
 
 
 def _hashes(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
-def test_a_read_only_store_answers_refuses_writes_and_writes_nothing(tmp_path: Path) -> None:
+def test_a_read_only_store_answers_refuses_writes_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "store"
     with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
         stored = _fill(memory)
     before = _hashes(folder)
-    can_write_anyway = os.geteuid() == 0  # root ignores file modes: then only the mode itself is tested
+    can_write_anyway = (
+        os.geteuid() == 0
+    )  # root ignores file modes: then only the mode itself is tested
     if not can_write_anyway:
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o555 if path.is_dir() else 0o444)
@@ -128,7 +146,9 @@ def test_a_read_only_store_answers_refuses_writes_and_writes_nothing(tmp_path: P
         with DeltaCore.open(folder, embedder=FakeEmbedder(), read_only=True) as memory:
             assert memory.get(stored[0]).text == TEXTS[0]
             assert len(memory.events(tenant="acme")) == len(stored)
-            assert _semantic_ids(memory) == set(stored), "semantic search scans the vectors kept in SQL"
+            assert _semantic_ids(memory) == set(stored), (
+                "semantic search scans the vectors kept in SQL"
+            )
             assert memory.query("billing", tenant="acme")
             assert memory.stats("acme").events == len(stored)
             for write in (
@@ -148,7 +168,9 @@ def test_a_read_only_store_answers_refuses_writes_and_writes_nothing(tmp_path: P
 
 def test_read_only_on_a_missing_store_says_there_is_none(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="no store"):
-        DeltaCore.open(tmp_path / "nothing-here", embedder=FakeEmbedder(), read_only=True)
+        DeltaCore.open(
+            tmp_path / "nothing-here", embedder=FakeEmbedder(), read_only=True
+        )
     assert not (tmp_path / "nothing-here").exists()
 
 
@@ -168,12 +190,25 @@ def test_cli_read_only_reads_and_refuses_ingest(tmp_path: Path) -> None:
     with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
         memory.add("the billing service failed on tuesday")
     before = _hashes(folder)
-    base = [sys.executable, "-m", "deltacore.cli", "--path", str(folder), "--embedder", "fake", "--read-only"]
-    query = subprocess.run([*base, "query", "billing"], capture_output=True, text=True)
+    base = [
+        sys.executable,
+        "-m",
+        "deltacore.cli",
+        "--path",
+        str(folder),
+        "--embedder",
+        "fake",
+        "--read-only",
+    ]
+    query = subprocess.run(
+        [*base, "query", "billing"], capture_output=True, text=True, check=False
+    )
     assert query.returncode == 0 and "billing service failed" in query.stdout
     lines = tmp_path / "events.jsonl"
     lines.write_text('{"text": "a new memory"}\n')
-    ingest = subprocess.run([*base, "ingest", str(lines)], capture_output=True, text=True)
+    ingest = subprocess.run(
+        [*base, "ingest", str(lines)], capture_output=True, text=True, check=False
+    )
     assert ingest.returncode == 1 and "read_only" in ingest.stderr
     assert _hashes(folder) == before
 
@@ -186,9 +221,15 @@ def small_disk(tmp_path: Path):
     """A real 48 MB file system (tmpfs) that the test can fill; needs mount rights (root)."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(mount)], capture_output=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(mount)],
+        capture_output=True,
+        check=False,
+    )
     if done.returncode != 0:
-        pytest.skip("mounting a small tmpfs needs root: the full-disk test runs where it can")
+        pytest.skip(
+            "mounting a small tmpfs needs root: the full-disk test runs where it can"
+        )
     try:
         yield mount
     finally:
@@ -207,14 +248,21 @@ def _fill_disk(mount: Path) -> Path:
     return filler
 
 
-def test_a_full_disk_fails_writes_clearly_keeps_reads_and_recovers(small_disk: Path) -> None:
+def test_a_full_disk_fails_writes_clearly_keeps_reads_and_recovers(
+    small_disk: Path,
+) -> None:
     memory = DeltaCore.open(small_disk / "store", embedder=FakeEmbedder())
     acknowledged = _fill(memory)
     filler = _fill_disk(small_disk)
     failures = []
     for n in range(150):
         try:
-            acknowledged.append(memory.add(f"release {n} after the disk filled up " + "padding " * 300, tenant="acme"))
+            acknowledged.append(
+                memory.add(
+                    f"release {n} after the disk filled up " + "padding " * 300,
+                    tenant="acme",
+                )
+            )
         except DeltaCoreError as exc:
             failures.append(exc)
     assert failures, "the disk never filled"
@@ -222,7 +270,9 @@ def test_a_full_disk_fails_writes_clearly_keeps_reads_and_recovers(small_disk: P
     assert "disk is full" in str(failures[0]) and "free space" in str(failures[0])
     # Reads keep answering, from SQL and the index, while nothing can be written.
     assert memory.query("billing service payment", tenant="acme")
-    assert {event.id for event in memory.events(tenant="acme", limit=10_000)} == set(acknowledged)
+    assert {event.id for event in memory.events(tenant="acme", limit=10_000)} == set(
+        acknowledged
+    )
     filler.unlink()
     late = memory.add("written once space was freed", tenant="acme")
     memory.close()
@@ -231,7 +281,11 @@ def test_a_full_disk_fails_writes_clearly_keeps_reads_and_recovers(small_disk: P
         ids = {event.id for event in memory.events(tenant="acme", limit=10_000)}
         assert ids == {*acknowledged, late}, "no acknowledged write was lost"
         stats = memory.stats("acme")
-        assert stats.outbox_pending == 0 and stats.vectors == len(ids) and stats.problems == []
+        assert (
+            stats.outbox_pending == 0
+            and stats.vectors == len(ids)
+            and stats.problems == []
+        )
 
 
 def test_a_store_opened_on_a_full_disk_answers_and_says_why(small_disk: Path) -> None:
@@ -239,7 +293,10 @@ def test_a_store_opened_on_a_full_disk_answers_and_says_why(small_disk: Path) ->
         stored = _fill(memory)
     filler = _fill_disk(small_disk)
     with DeltaCore.open(small_disk / "store", embedder=FakeEmbedder()) as memory:
-        assert {p.id for p in memory.query("billing service payment", tenant="acme", top_k=40)} <= set(stored)
+        assert {
+            p.id
+            for p in memory.query("billing service payment", tenant="acme", top_k=40)
+        } <= set(stored)
         assert len(memory.events(tenant="acme")) == len(stored)
         problems = memory.stats().problems
         assert problems and "disk is full" in problems[0]
@@ -247,14 +304,18 @@ def test_a_store_opened_on_a_full_disk_answers_and_says_why(small_disk: Path) ->
             memory.add("nothing can be written now", tenant="acme")
     filler.unlink()
     with DeltaCore.open(small_disk / "store", embedder=FakeEmbedder()) as memory:
-        assert memory.stats().problems == [] and memory.stats("acme").vectors == len(stored)
+        assert memory.stats().problems == [] and memory.stats("acme").vectors == len(
+            stored
+        )
 
 
 # ---- ids and names no stored row can hold, and the size limits --------------------------------
 
 
 @pytest.mark.parametrize("bad", ["a\x00b", "a\ud800b"])
-def test_unstorable_keys_are_named_errors_on_every_backend(memory: DeltaCore, bad: str) -> None:
+def test_unstorable_keys_are_named_errors_on_every_backend(
+    memory: DeltaCore, bad: str
+) -> None:
     memory.add("alice deployed the api", entities=["alice"])
     calls = {
         "event_id": lambda: memory.get(bad),
@@ -279,19 +340,28 @@ def test_field_limits_come_from_the_config_and_name_the_setting(backend) -> None
         result = memory.ingest(
             [
                 {"text": "ok", "meta": {"note": "m" * 101}},
-                {"text": "ok too", "kind": "tool_call", "tool_name": "search", "tool_args": {"q": "q" * 51}},
+                {
+                    "text": "ok too",
+                    "kind": "tool_call",
+                    "tool_name": "search",
+                    "tool_args": {"q": "q" * 51},
+                },
                 {"text": "fits", "meta": {"note": "m" * 90}},
             ]
         )
         fields = {r.index: r for r in result.rejected}
         assert fields[0].field == "meta" and "max_meta_chars" in fields[0].reason
-        assert fields[1].field == "tool_args" and "max_tool_args_chars" in fields[1].reason
+        assert (
+            fields[1].field == "tool_args" and "max_tool_args_chars" in fields[1].reason
+        )
         assert len(result.stored) == 1
     with pytest.raises(ConfigurationError) as raised:
         backend.open(max_meta_chars=0)
     assert raised.value.field == "max_meta_chars"
     with pytest.raises(ConfigurationError):
         backend.open(max_text_chars=10**12)
-    with pytest.raises(InvalidEventError, match="max_text_chars"):
-        with backend.open(max_text_chars=10) as memory:
-            memory.add("x" * 11)
+    with (
+        backend.open(max_text_chars=10) as memory,
+        pytest.raises(InvalidEventError, match="max_text_chars"),
+    ):
+        memory.add("x" * 11)

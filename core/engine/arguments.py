@@ -16,7 +16,9 @@ from deltacore.errors import InvalidQueryError
 def check_keys(**values: Any) -> None:
     """Raise :class:`InvalidQueryError` naming the first argument that no stored value can equal."""
     for field, value in values.items():
-        items: Iterable[Any] = value if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        items: Iterable[Any] = (
+            value if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        )
         for item in items:
             if isinstance(item, str):
                 _check(item, field)
@@ -24,10 +26,13 @@ def check_keys(**values: Any) -> None:
 
 def _check(value: str, field: str) -> None:
     if "\x00" in value:
-        raise InvalidQueryError(field, "holds a NUL character, which the database cannot store")
+        raise InvalidQueryError(
+            field, "holds a NUL character, which the database cannot store"
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InvalidQueryError(
-            field, f"holds a lone surrogate at position {exc.start} (not valid Unicode); decode the input properly"
+            field,
+            f"holds a lone surrogate at position {exc.start} (not valid Unicode); decode the input properly",
         ) from None

@@ -58,7 +58,7 @@ from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
 from deltacore.engine.arguments import check_keys
 from deltacore.engine.health import HealthChecks, open_sql
-from deltacore.storage import HotTier, SQLStore
+from deltacore.storage import HotTier
 from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
 from deltacore.storage.fact_store import FactStore
