@@ -22,6 +22,7 @@ from deltacore.errors import (
     InvalidEventError,
     InvalidQueryError,
     NotFoundError,
+    ReadOnlyStoreError,
     StoreLockedError,
     first_validation_error,
 )
@@ -341,6 +342,8 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
 
         ``reembed=True`` first recomputes every vector with the embedder this store was opened
         with (after changing models; open with ``allow_embedder_change=True``)."""
+        if self.config.read_only:
+            raise ReadOnlyStoreError("this store was opened with read_only=True (CLI: --read-only): reindex is refused")
         index = self._vectors.current()
         if index is None:
             raise StoreLockedError("another process owns this embedded store's vector index; reindex from that process")
