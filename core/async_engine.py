@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from deltacore.belief import BeliefState, ConflictRecord, Fact
+from deltacore.compliance.audit import AuditResult
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
@@ -291,3 +292,36 @@ class AsyncDeltaCore:
     async def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
         """Settle a conflict; see :meth:`DeltaCore.resolve_conflict`."""
         return await asyncio.to_thread(self.sync.resolve_conflict, conflict_id, resolution)
+
+    # ---- erasure audit ----------------------------------------------------------------------------
+
+    async def verify_erasure(
+        self,
+        subject: Any = None,
+        *,
+        identifiers: Sequence[str] = (),
+        vectors: Sequence[Sequence[float]] | np.ndarray = (),
+        controls: Sequence[str] | None = None,
+        questions: Sequence[str] = (),
+        erased_event_ids: Sequence[str] = (),
+        tenant: str = "default",
+        top_k: int = 10,
+        alpha: float = 0.05,
+        scan_files: bool = True,
+        extra_folders: Sequence[Path | str] = (),
+    ) -> AuditResult:
+        """Audit that a subject is gone; see :meth:`DeltaCore.verify_erasure`."""
+        return await asyncio.to_thread(
+            self.sync.verify_erasure,
+            subject,
+            identifiers=identifiers,
+            vectors=vectors,
+            controls=controls,
+            questions=questions,
+            erased_event_ids=erased_event_ids,
+            tenant=tenant,
+            top_k=top_k,
+            alpha=alpha,
+            scan_files=scan_files,
+            extra_folders=extra_folders,
+        )
