@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from deltacore.compliance.audit import membership
 from deltacore.compliance.audit.needles import Needle, string_needles, vector_needles
 from deltacore.compliance.audit.result import (
     AuditResult,
@@ -28,15 +27,14 @@ from deltacore.compliance.audit.result import (
     Control,
     FileClass,
     NotChecked,
-    ProbeFinding,
-    RouterProbe,
     ScannedFile,
     SQLFinding,
     VectorFinding,
 )
 from deltacore.compliance.audit.scanner import scan_bytes, scan_file, store_files
 from deltacore.compliance.audit.sql_scan import pg_dump, scan_columns
-from deltacore.compliance.audit.target import DEFAULT_ROUTE, AuditTarget, ProbeHit
+from deltacore.compliance.audit.probing import ProbeOutcome, run_probes
+from deltacore.compliance.audit.target import AuditTarget
 from deltacore.errors import InvalidQueryError
 from deltacore.gateway.normalization import fold
 
@@ -92,54 +90,24 @@ def audit_erasure(
     not_checked: list[NotChecked] = []
     n = len(identifiers)
 
-    # (a) probes, and (c) the membership test on the same answers.
-    probe_findings: list[ProbeFinding] = []
-    router_probes: list[RouterProbe] = []
-    membership_result = control_membership = None
-    control_probe_hits = [0] * len(controls)
-    probe_count = 0
+    # (a) probes, and (c) the membership test on the answers of the full read path.
+    outcome = ProbeOutcome(control_hits=[0] * len(controls))
     if probes:
-        probe_texts = [text for identifier in identifiers for text in membership.probes_for(identifier)] + list(
-            questions
+        outcome = run_probes(
+            memory,
+            identifiers,
+            controls,
+            questions=questions,
+            baseline=_clean(baseline, "baseline", allow_empty=True),
+            erased_event_ids=erased_event_ids,
+            top_k=top_k,
+            alpha=alpha,
+            seed=seed,
         )
-        probe_count = len(probe_texts)
-        folded = [fold(i) for i in identifiers]
-        erased = set(erased_event_ids)
-        for router in memory.routers:
-            hits = 0
-            for number, probe in enumerate(probe_texts):
-                found = _subject_hits(memory.probe(probe, router, top_k), folded, erased)
-                hits += bool(found)
-                probe_findings.extend(
-                    ProbeFinding(
-                        router=router,
-                        probe=number,
-                        event_id=hit.event_id,
-                        rank=hit.rank,
-                        identifier=index,
-                    )
-                    for hit, index in found
-                )
-            router_probes.append(RouterProbe(router=router, probes=len(probe_texts), hits=hits))
-        names = list(baseline) or membership.baseline_names(max(n, 3), seed)
-        subject_scores = _confidences(memory, [p for i in identifiers for p in membership.probes_for(i)], top_k)
-        baseline_scores = _confidences(memory, [p for b in names for p in membership.probes_for(b)], top_k)
-        membership_result = membership.compare(subject_scores, baseline_scores, alpha, seed)
-        if controls:
-            control_texts = [[p for p in membership.probes_for(c)] for c in controls]
-            control_scores = _confidences(memory, [p for texts in control_texts for p in texts], top_k)
-            control_membership = membership.compare(control_scores, baseline_scores, alpha, seed)
-            folded_controls = [fold(c) for c in controls]
-            for texts in control_texts:
-                for probe in texts:
-                    for _hit, index in _subject_hits(
-                        memory.probe(probe, DEFAULT_ROUTE, top_k),
-                        folded_controls,
-                        set(),
-                    ):
-                        control_probe_hits[index] += 1
     else:
         not_checked.append(NotChecked(what="router probes and the membership test", why="probes=False"))
+    control_probe_hits = outcome.control_hits
+    membership_result, control_membership = outcome.membership, outcome.control_membership
 
     # (b) the byte scan of every store file, then what SQL can see.
     files: list[ScannedFile] = []
@@ -234,7 +202,7 @@ def audit_erasure(
             )
         )
     found_something = bool(
-        probe_findings
+        outcome.findings
         or byte_findings
         or vector_findings
         or sql_findings
@@ -256,9 +224,9 @@ def audit_erasure(
     return AuditResult(
         verdict=verdict,
         identifiers=n,
-        probe_count=probe_count,
-        routers=tuple(router_probes),
-        probe_findings=tuple(probe_findings),
+        probe_count=outcome.probe_count,
+        routers=tuple(outcome.routers),
+        probe_findings=tuple(outcome.findings),
         files=tuple(files),
         byte_findings=tuple(byte_findings),
         vector_findings=tuple(vector_findings),
@@ -307,25 +275,6 @@ def _vector_patterns(matrix: np.ndarray | None) -> list[Needle]:
     patterns += [Needle(n.index, n.encoding + "-normalised", n.pattern) for n in vector_needles(matrix / norms)]
     seen: set[bytes] = set()
     return [n for n in patterns if not (n.pattern in seen or seen.add(n.pattern))]  # type: ignore[func-returns-value]
-
-
-def _subject_hits(hits: Sequence[ProbeHit], folded: Sequence[str], erased: set[str]) -> list[tuple[ProbeHit, int]]:
-    found = []
-    for hit in hits:
-        text = fold(hit.text)
-        for index, identifier in enumerate(folded):
-            if identifier and identifier in text:
-                found.append((hit, index))
-                break
-        else:
-            if hit.event_id in erased:
-                found.append((hit, 0))
-    return found
-
-
-def _confidences(memory: AuditTarget, probe_texts: Sequence[str], top_k: int) -> list[float]:
-    answers = [[hit.text for hit in memory.probe(text, DEFAULT_ROUTE, top_k)] for text in probe_texts]
-    return membership.confidences(probe_texts, answers, memory.embed)
 
 
 def _split(

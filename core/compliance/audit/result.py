@@ -130,8 +130,8 @@ class MembershipTest(BaseModel):
     confidence than the same probes about names never stored?
 
     Confidence of a probe = the best cosine between the probe and the memories it retrieved (the
-    store's embedder). ``p_value`` is one-sided, by permutation (subject > baseline); the
-    statistic is Welch's t."""
+    store's embedder); of a name, the mean over its probes. Samples are names. ``p_value`` is
+    one-sided, by permutation (subject > baseline); the statistic is Welch's t."""
 
     model_config = FROZEN
 
