@@ -17,14 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from deltacore.compliance.audit import (
-    DEFAULT_ROUTE,
-    AuditResult,
-    ProbeHit,
-    audit_erasure,
-)
+from deltacore.compliance import ForgetCertificate
+from deltacore.compliance.audit import DEFAULT_ROUTE, AuditResult, ProbeHit, audit_certificate, audit_erasure
 from deltacore.config import DeltaCoreConfig
-from deltacore.errors import InvalidQueryError
+from deltacore.errors import InvalidQueryError, NotFoundError
 from deltacore.gateway.normalization import fold
 from deltacore.model import MemoryPacket, RouterName
 from deltacore.retrieval.routers import ROUTERS, Stage
@@ -61,8 +57,12 @@ class ErasureAuditMethods:
         UTF-16, JSON-escaped, case-folded and base64 forms and for ``vectors``, SQL scans of
         every text column (and ``pg_dump`` on PostgreSQL), and the membership-inference test.
 
-        ``subject`` is the subject's name (added to ``identifiers``). ``controls`` are retained
-        subjects the audit must still see; None = a few entities picked from the store.
+        ``subject`` is the subject's name (added to ``identifiers``), or a
+        :class:`~deltacore.compliance.ForgetCertificate`: its hash chain is checked, and its
+        ``audit_hash`` against the store's forget journal; a certificate holds only an HMAC of
+        the subject, so the probes and scans for the subject run only when ``identifiers`` are
+        given (and the HMAC is checked against them). ``controls`` are retained subjects the
+        audit must still see; None = a few entities picked from the store.
 
         >>> import tempfile
         >>> from deltacore import DeltaCore
@@ -73,11 +73,10 @@ class ErasureAuditMethods:
         ...     memory.verify_erasure("Quentin Marlowe", controls=["Beatrix Olafsson"]).verdict.value
         'ERASURE_INCOMPLETE'
         """
-        names = _identifiers(subject, identifiers)
-        chosen = list(controls) if controls is not None else self._retained_controls(names, tenant)
-        return audit_erasure(
-            _StoreTarget(self, tenant),  # type: ignore[arg-type]
-            names,
+        certificate = subject if isinstance(subject, ForgetCertificate) else None
+        names = _identifiers(None if certificate is not None else subject, identifiers, certificate is not None)
+        chosen = list(controls) if controls is not None else self._retained_controls(names, tenant) if names else []
+        options: dict[str, Any] = dict(
             vectors=vectors,
             controls=chosen,
             questions=questions,
@@ -87,6 +86,32 @@ class ErasureAuditMethods:
             scan_files=scan_files,
             extra_folders=extra_folders,
         )
+        target = _StoreTarget(self, certificate.tenant if certificate is not None else tenant)
+        if certificate is None:
+            return audit_erasure(target, names, **options)  # type: ignore[arg-type]
+        return audit_certificate(
+            target,  # type: ignore[arg-type]
+            certificate,
+            identifiers=names,
+            key=self._erasure_key(),
+            journal_hash=self._journal_hash(certificate.request_id),
+            **options,
+        )
+
+    def _erasure_key(self) -> bytes | None:
+        """The store's HMAC key for subjects (kept by the forget layer), or None."""
+        reader = getattr(self, "_forget_hmac_key", None)
+        return reader() if callable(reader) else None
+
+    def _journal_hash(self, request_id: str) -> str | None:
+        """The ``audit_hash`` the store's forget journal holds for ``request_id``, or None."""
+        status = getattr(self, "forget_status", None)
+        if not callable(status):
+            return None
+        try:
+            return status(request_id).audit_hash or None
+        except NotFoundError:
+            return None
 
     def _retained_controls(self, identifiers: Sequence[str], tenant: str) -> list[str]:
         """The most frequent entities of the store that are not the subject's (a retained
@@ -101,16 +126,18 @@ class ErasureAuditMethods:
         return [name for name, _ in counts.most_common(AUTO_CONTROLS)]
 
 
-def _identifiers(subject: Any, identifiers: Sequence[str]) -> list[str]:
+def _identifiers(subject: Any, identifiers: Sequence[str], certificate: bool) -> list[str]:
     if isinstance(identifiers, str):
         raise InvalidQueryError("identifiers", "give a list of strings, not one string")
     names = list(identifiers)
     if isinstance(subject, str):
         names.insert(0, subject)
     elif subject is not None:
-        raise InvalidQueryError("subject", f"give the subject's name, got {type(subject).__name__}")
-    if not names:
-        raise InvalidQueryError("subject", "name the subject (or give identifiers=[…])")
+        raise InvalidQueryError(
+            "subject", f"give the subject's name or a ForgetCertificate, got {type(subject).__name__}"
+        )
+    if not names and not certificate:
+        raise InvalidQueryError("subject", "name the subject (or give identifiers=[…], or a ForgetCertificate)")
     return names
 
 

@@ -6,10 +6,12 @@ membership-inference test, each run for retained controls too (a blind audit can
 """
 
 from deltacore.compliance.audit.audit import audit_erasure
+from deltacore.compliance.audit.certificate_check import audit_certificate, store_hygiene
 from deltacore.compliance.audit.result import (
     AuditResult,
     AuditVerdict,
     ByteFinding,
+    CertificateCheck,
     Control,
     FileClass,
     MembershipTest,
@@ -18,6 +20,7 @@ from deltacore.compliance.audit.result import (
     RouterProbe,
     ScannedFile,
     SQLFinding,
+    StoreCheck,
     VectorFinding,
 )
 from deltacore.compliance.audit.target import DEFAULT_ROUTE, AuditTarget, ProbeHit
@@ -28,6 +31,7 @@ __all__ = [
     "AuditTarget",
     "AuditVerdict",
     "ByteFinding",
+    "CertificateCheck",
     "Control",
     "FileClass",
     "MembershipTest",
@@ -37,6 +41,9 @@ __all__ = [
     "RouterProbe",
     "SQLFinding",
     "ScannedFile",
+    "StoreCheck",
     "VectorFinding",
+    "audit_certificate",
     "audit_erasure",
+    "store_hygiene",
 ]

@@ -24,7 +24,11 @@ class AuditVerdict(StrEnum):
     """Something of the subject was found (see the findings)."""
     INCONCLUSIVE = "INCONCLUSIVE"
     """Nothing was found, but a control the audit should have seen was not seen (or no control
-    was given): the audit cannot tell an erased subject from a check that looked nowhere."""
+    was given, or only a certificate without the subject's strings): the audit cannot tell an
+    erased subject from a check that looked nowhere."""
+    CERTIFICATE_INVALID = "CERTIFICATE_INVALID"
+    """The certificate's hash chain does not match its log, the store's journal records another
+    hash, or the certificate is about another subject."""
 
 
 class FileClass(StrEnum):
@@ -168,6 +172,31 @@ class NotChecked(BaseModel):
     why: str
 
 
+class CertificateCheck(BaseModel):
+    """What was checked of a :class:`~deltacore.compliance.ForgetCertificate`."""
+
+    model_config = FROZEN
+
+    request_id: str
+    chain_valid: bool
+    """``audit_hash`` is the SHA-256 chain over the certificate's erasure log."""
+    journal_match: bool | None = None
+    """The store's forget journal records the same ``audit_hash`` (None: no record to compare)."""
+    subject_match: bool | None = None
+    """The certificate's subject HMAC is that of the identifiers given (None: not checked)."""
+    steps: int = Field(default=0, ge=0)
+
+
+class StoreCheck(BaseModel):
+    """A property of the store a finished physical pass leaves true, whoever the subject was."""
+
+    model_config = FROZEN
+
+    name: str
+    ok: bool
+    detail: str = ""
+
+
 class ScannedFile(BaseModel):
     model_config = FROZEN
 
@@ -205,6 +234,8 @@ class AuditResult(BaseModel):
     control_vectors_seen: int = Field(default=0, ge=0)
     """How many of them the byte scan found (all must be, or the audit is blind)."""
     not_checked: tuple[NotChecked, ...] = ()
+    certificate: CertificateCheck | None = None
+    store_checks: tuple[StoreCheck, ...] = ()
     encodings: tuple[str, ...] = ()
     """The encodings the byte scan searched for."""
     seconds: float = Field(default=0.0, ge=0.0)
