@@ -102,13 +102,12 @@ def scan_bytes(
                 )
             )
     vector_hits: list[VectorFinding] = []
-    exact_offsets: set[int] = set()
+    exact_offsets: set[tuple[int, int]] = set()  # (vector, offset) of exact float32 matches
     for needle in vector_needles:
-        first, count = _occurrences(
-            data,
-            needle.pattern,
-            exact_offsets if needle.encoding.startswith("float32") else None,
-        )
+        offsets: set[int] = set()
+        first, count = _occurrences(data, needle.pattern, offsets)
+        if needle.encoding.startswith("float32"):
+            exact_offsets.update((needle.index, offset) for offset in offsets)
         if count:
             vector_hits.append(
                 VectorFinding(
@@ -170,7 +169,7 @@ def _near_duplicates(
     label: str,
     file_class: FileClass,
     vectors: np.ndarray,
-    exact_offsets: set[int],
+    exact_offsets: set[tuple[int, int]],
 ) -> list[VectorFinding]:
     targets = np.asarray(vectors, dtype=np.float32)
     dimension = targets.shape[1]
@@ -188,7 +187,7 @@ def _near_duplicates(
             chunk = floats[start : start + _CHUNK_FLOATS + dimension - 1]
             for window, vector, cosine in _matching_windows(chunk, targets):
                 offset = shift + 4 * (start + window)
-                if offset in exact_offsets:
+                if (vector, offset) in exact_offsets:
                     continue  # already reported as an exact pattern
                 first, count, top = best.get(vector, (offset, 0, 0.0))
                 best[vector] = (min(first, offset), count + 1, max(top, cosine))
