@@ -47,7 +47,7 @@ class ForgettingMethods:
         return self._forgetter().forget(requests, dry_run=dry_run)[0]
 
     def forget_many(
-        self, requests: Sequence[ForgetRequest | str | Mapping[str, Any]], *, dry_run: bool = False
+        self, requests: Sequence[RequestLike], *, dry_run: bool = False
     ) -> list[ForgetCertificate]:
         """Several requests, one certificate each; their physical pass runs once for the batch."""
         if isinstance(requests, (str, ForgetRequest, Mapping)):

@@ -53,6 +53,7 @@ from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
 from deltacore.belief import BeliefLayer
 from deltacore.engine.beliefs import BeliefMethods
+from deltacore.engine.erasure_audit import ErasureAuditMethods
 from deltacore.engine.forgetting import ForgettingMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
@@ -72,7 +73,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, ForgettingMethods):
+class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, ForgettingMethods, ErasureAuditMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
