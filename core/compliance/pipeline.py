@@ -40,13 +40,17 @@ TRIGGER_CHARS = 120
 PARENT_ERASED = "parent_erased"
 
 POSTGRES_LIMITS = [
-    "PostgreSQL: VACUUM frees dead tuples for reuse and CHECKPOINT writes pages out, but neither rewrites "
-    "WAL segments already written, WAL archives, replicas or backups (pg_dump files taken before the erasure); "
-    "erase those by their own retention",
+    (
+        "PostgreSQL: VACUUM frees dead tuples for reuse and CHECKPOINT writes pages out, but neither rewrites "
+        "WAL segments already written, WAL archives, replicas or backups (pg_dump files taken before the erasure); "
+        "erase those by their own retention"
+    ),
 ]
 CHROMA_SERVER_LIMITS = [
-    "Chroma server: the collection is rebuilt through the API (old collection deleted); the server's own "
-    "write-ahead log, compaction and files are outside the client's reach",
+    (
+        "Chroma server: the collection is rebuilt through the API (old collection deleted); the server's own "
+        "write-ahead log, compaction and files are outside the client's reach"
+    ),
 ]
 
 
