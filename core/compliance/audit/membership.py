@@ -40,8 +40,9 @@ PROBE_TEMPLATES = (
 )
 """Questions the memories of a person answer, whatever the person's data was."""
 
-ROUTER_TEMPLATES = PROBE_TEMPLATES
-"""The probes sent through each router one by one."""
+ROUTER_TEMPLATES = ("{name}", "who is {name}?")
+"""The probes sent through each router one by one (with the caller's questions); the full read
+path gets every :data:`PROBE_TEMPLATES` probe."""
 _WORDS = re.compile(r"\w+", re.UNICODE)
 _VOWELS = "aeiou"
 _CONSONANTS = "bcdfghjklmnprstvwz"
