@@ -18,6 +18,7 @@ SQLite, PostgreSQL, Chroma or the embedding model.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from deltacore.belief import BeliefState, ConflictRecord, Fact
+from deltacore.compliance import ForgetCertificate, ForgetStatus
 from deltacore.compliance.audit import AuditResult
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
@@ -292,6 +294,20 @@ class AsyncDeltaCore:
     async def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
         """Settle a conflict; see :meth:`DeltaCore.resolve_conflict`."""
         return await asyncio.to_thread(self.sync.resolve_conflict, conflict_id, resolution)
+
+    # ---- forgetting -----------------------------------------------------------------------------
+
+    async def forget(self, request: Any = None, /, *, dry_run: bool = False, **fields: Any) -> ForgetCertificate:
+        """Erase a subject everywhere; see :meth:`DeltaCore.forget` (returns a ``ForgetCertificate``)."""
+        return await asyncio.to_thread(functools.partial(self.sync.forget, request, dry_run=dry_run, **fields))
+
+    async def forget_many(self, requests: Sequence[Any], *, dry_run: bool = False) -> list[ForgetCertificate]:
+        """Several forget requests sharing one physical pass; see :meth:`DeltaCore.forget_many`."""
+        return await asyncio.to_thread(self.sync.forget_many, requests, dry_run=dry_run)
+
+    async def forget_status(self, request_id: str) -> ForgetStatus:
+        """Where a forget request stands; see :meth:`DeltaCore.forget_status`."""
+        return await asyncio.to_thread(self.sync.forget_status, request_id)
 
     # ---- erasure audit ----------------------------------------------------------------------------
 
