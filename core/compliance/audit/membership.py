@@ -30,7 +30,7 @@ from deltacore.compliance.audit.result import MembershipTest
 PERMUTATIONS = 5000
 BASELINE_SUBJECTS = 24
 """Never-stored subjects the subject is compared with (1 among 25 reaches p = 0.04)."""
-LOOKALIKE_IDENTIFIERS = 2
+LOOKALIKE_IDENTIFIERS = 1
 """Identifiers per look-alike subject (at most): a subject with many identifiers is averaged
 over more probes, which only makes the test more conservative."""
 PROBE_TEMPLATES = (
