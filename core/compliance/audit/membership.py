@@ -69,6 +69,15 @@ def lookalike(identifier: str, rng: np.random.Generator) -> str:
     return "".join(out)
 
 
+_PERSONAL_NAME = re.compile(r"[^\W\d_]+(?:[\s'’-]+[^\W\d_]+)*")
+
+
+def personal_names(identifiers: Sequence[str]) -> list[str]:
+    """The identifiers that are names (letters, spaces, hyphens, apostrophes), or all of them
+    when none is: the membership test's probes are about these."""
+    return [i for i in identifiers if _PERSONAL_NAME.fullmatch(i)] or list(identifiers)
+
+
 def lookalike_subjects(identifiers: Sequence[str], count: int, seed: int = 0) -> list[list[str]]:
     """``count`` never-stored subjects shaped like this one (up to :data:`LOOKALIKE_IDENTIFIERS`
     identifiers each)."""
