@@ -228,3 +228,20 @@ def test_cli_exit_statuses(store, tmp_path, capsys):
     assert "BROKEN" in capsys.readouterr().out
     assert main(base) == 2
     assert "name the subject" in capsys.readouterr().err
+
+
+def test_forget_then_verify_its_certificate(store):
+    certificate = store.forget(SUBJECT, identifiers=[EMAIL])
+
+    result = store.verify_erasure(certificate, identifiers=[SUBJECT, EMAIL], controls=[RETAINED])
+
+    assert result.certificate.chain_valid and result.certificate.journal_match and result.certificate.subject_match
+    assert all(check.ok for check in result.store_checks)
+    # Every byte of the subject is gone from every file, the read path returns nothing of them,
+    # and the audit could see: the retained control is found.
+    assert result.byte_findings == () and result.sql_findings == () and result.probe_findings == ()
+    assert result.controls[0].seen and result.control_membership.detected
+    assert result.verdict is AuditVerdict.ERASURE_VERIFIED
+    # The HMAC is of the request's exact identifiers: a different set is another subject.
+    other = store.verify_erasure(certificate, identifiers=[SUBJECT], controls=[RETAINED])
+    assert other.certificate.subject_match is False and other.verdict is AuditVerdict.CERTIFICATE_INVALID

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from deltacore.compliance.audit.needles import Needle, string_needles, vector_needles
+from deltacore.compliance.audit.needles import Needle, string_needles, token_counts, vector_needles, whole_tokens
 from deltacore.compliance.audit.result import (
     AuditResult,
     AuditVerdict,
@@ -115,6 +115,7 @@ def audit_erasure(
     vector_findings: list[VectorFinding] = []
     control_byte_hits = [0] * len(controls)
     needles, skipped = string_needles([*identifiers, *controls])
+    tokens = token_counts([*identifiers, *controls])
     encodings = tuple(sorted({needle.encoding.split("+")[0] for needle in needles}))
     for item in skipped:
         not_checked.append(NotChecked(what=item, why="pattern too short to be told from chance in binary data"))
@@ -134,7 +135,7 @@ def audit_erasure(
                 label = relative if len(folders) == 1 else Path(folder.name) / relative
                 scan = scan_file(path, label, needles, exact, all_vectors)
                 files.append(scan.file)
-                _split(scan.bytes_found, n, byte_findings, control_byte_hits)
+                _split(whole_tokens(scan.bytes_found, tokens), n, byte_findings, control_byte_hits)
                 for finding in scan.vectors_found:
                     if finding.vector < n_subject_vectors:
                         vector_findings.append(finding)
@@ -175,7 +176,7 @@ def audit_erasure(
         else:
             scan = scan_bytes(dump, "pg_dump", FileClass.PG_DUMP, needles)
             files.append(scan.file)
-            _split(scan.bytes_found, n, byte_findings, control_byte_hits)
+            _split(whole_tokens(scan.bytes_found, tokens), n, byte_findings, control_byte_hits)
         not_checked.append(
             NotChecked(
                 what="PostgreSQL relation files, WAL, replicas and backups",

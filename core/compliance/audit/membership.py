@@ -30,7 +30,7 @@ from deltacore.compliance.audit.result import MembershipTest
 PERMUTATIONS = 5000
 BASELINE_SUBJECTS = 24
 """Never-stored subjects the subject is compared with (1 among 25 reaches p = 0.04)."""
-LOOKALIKE_IDENTIFIERS = 2
+LOOKALIKE_IDENTIFIERS = 1
 """Identifiers per look-alike subject (at most): a subject with many identifiers is averaged
 over more probes, which only makes the test more conservative."""
 PROBE_TEMPLATES = (
@@ -40,8 +40,9 @@ PROBE_TEMPLATES = (
 )
 """Questions the memories of a person answer, whatever the person's data was."""
 
-ROUTER_TEMPLATES = PROBE_TEMPLATES
-"""The probes sent through each router one by one."""
+ROUTER_TEMPLATES = ("{name}", "who is {name}?")
+"""The probes sent through each router one by one (with the caller's questions); the full read
+path gets every :data:`PROBE_TEMPLATES` probe."""
 _WORDS = re.compile(r"\w+", re.UNICODE)
 _VOWELS = "aeiou"
 _CONSONANTS = "bcdfghjklmnprstvwz"
@@ -66,6 +67,15 @@ def lookalike(identifier: str, rng: np.random.Generator) -> str:
             new = ch
         out.append(new.upper() if ch.isupper() else new)
     return "".join(out)
+
+
+_PERSONAL_NAME = re.compile(r"[^\W\d_]+(?:[\s'’-]+[^\W\d_]+)*")
+
+
+def personal_names(identifiers: Sequence[str]) -> list[str]:
+    """The identifiers that are names (letters, spaces, hyphens, apostrophes), or all of them
+    when none is: the membership test's probes are about these."""
+    return [i for i in identifiers if _PERSONAL_NAME.fullmatch(i)] or list(identifiers)
 
 
 def lookalike_subjects(identifiers: Sequence[str], count: int, seed: int = 0) -> list[list[str]]:

@@ -25,6 +25,8 @@ MIN_TOKEN_CHARS = 6
 """Single words of a multi-word identifier are searched when at least this long (FTS5 stores
 terms one by one): shorter words are too common to mean the subject."""
 _WORDS = re.compile(r"\w+", re.UNICODE)
+_NAME_LIKE = re.compile(r"[^\W\d_]+(?:[\s'’.-]+[^\W\d_]+)+")
+"""Words of letters joined by spaces, hyphens, apostrophes or dots: a personal name."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +52,35 @@ def text_variants(identifier: str) -> dict[str, str]:
         if variant not in variants.values():
             variants[label] = variant
     words = _WORDS.findall(identifier.casefold())
-    if len(words) > 1:
+    # Only a name's words: an e-mail's or a phone's parts ("example", "mail", "org") are shared
+    # by many people and would report every one of them.
+    if len(words) > 1 and _NAME_LIKE.fullmatch(identifier):
         for word in dict.fromkeys(words):
             if len(word) >= MIN_TOKEN_CHARS and word not in variants.values():
                 variants[f"+token{len(variants)}"] = word
     return variants
+
+
+def whole_tokens(findings: list, token_counts: dict[int, int]) -> list:  # type: ignore[type-arg]
+    """Drop the single-word findings of an identifier unless every one of its words was found in
+    the file: one first name in a file is anybody's, all of a name's words are the subject's."""
+    found: dict[int, set[str]] = {}
+    for finding in findings:
+        if "+token" in finding.encoding:
+            found.setdefault(finding.identifier, set()).add(finding.encoding.split("+token")[1])
+    return [
+        f
+        for f in findings
+        if "+token" not in f.encoding or len(found.get(f.identifier, ())) >= token_counts.get(f.identifier, 0)
+    ]
+
+
+def token_counts(identifiers: Sequence[str]) -> dict[int, int]:
+    """How many single-word variants each identifier has."""
+    return {
+        index: sum(label.startswith("+token") for label in text_variants(identifier))
+        for index, identifier in enumerate(identifiers)
+    }
 
 
 def base64_fragments(data: bytes) -> list[bytes]:

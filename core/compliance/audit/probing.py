@@ -128,14 +128,17 @@ def run_probes(
     for router in memory.routers:
         if router != DEFAULT_ROUTE:
             record(router, router_texts, 0)
-    subject_texts = [p for i in identifiers for p in membership.probes_for(i)]
+    # The membership test asks about the subject's names: an e-mail's domain or a user id's
+    # prefix is shared with other people, so it would make any absent subject look present.
+    names = membership.personal_names(identifiers)
+    subject_texts = [p for i in names for p in membership.probes_for(i)]
     subject_answers = record(DEFAULT_ROUTE, subject_texts, len(router_texts))
     outcome.probe_count = len(router_texts) + len(subject_texts)
 
-    subject_score = prober.subject_confidence(identifiers, subject_answers)
+    subject_score = prober.subject_confidence(names, subject_answers)
     # The baseline: the never-inserted subjects the caller named, topped up with look-alikes.
     pseudo = [[name] for name in baseline]
-    pseudo += membership.lookalike_subjects(identifiers, max(membership.BASELINE_SUBJECTS - len(pseudo), 0), seed)
+    pseudo += membership.lookalike_subjects(names, max(membership.BASELINE_SUBJECTS - len(pseudo), 0), seed)
     baseline_scores = []
     for names in pseudo:
         answers = [prober.ask(t, DEFAULT_ROUTE) for name in names for t in membership.probes_for(name)]
