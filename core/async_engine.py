@@ -18,6 +18,7 @@ SQLite, PostgreSQL, Chroma or the embedding model.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,12 @@ from typing import Any
 import numpy as np
 
 from deltacore.belief import BeliefState, ConflictRecord, Fact
+from deltacore.compliance import ForgetCertificate, ForgetStatus
+from deltacore.compliance.audit import AuditResult
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
+from deltacore.engine.forgetting import RequestLike
 from deltacore.model import (
     CausalChain,
     Channel,
@@ -291,3 +295,52 @@ class AsyncDeltaCore:
     async def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
         """Settle a conflict; see :meth:`DeltaCore.resolve_conflict`."""
         return await asyncio.to_thread(self.sync.resolve_conflict, conflict_id, resolution)
+
+    # ---- forgetting -----------------------------------------------------------------------------
+
+    async def forget(self, request: RequestLike | None = None, /, *, dry_run: bool = False, **fields: Any) -> ForgetCertificate:
+        """Erase a subject everywhere; see :meth:`DeltaCore.forget` (returns a ``ForgetCertificate``)."""
+        return await asyncio.to_thread(functools.partial(self.sync.forget, request, dry_run=dry_run, **fields))
+
+    async def forget_many(self, requests: Sequence[RequestLike], *, dry_run: bool = False) -> list[ForgetCertificate]:
+        """Several forget requests sharing one physical pass; see :meth:`DeltaCore.forget_many`."""
+        return await asyncio.to_thread(self.sync.forget_many, requests, dry_run=dry_run)
+
+    async def forget_status(self, request_id: str) -> ForgetStatus:
+        """Where a forget request stands; see :meth:`DeltaCore.forget_status`."""
+        return await asyncio.to_thread(self.sync.forget_status, request_id)
+
+    # ---- erasure audit ----------------------------------------------------------------------------
+
+    async def verify_erasure(
+        self,
+        subject: Any = None,
+        *,
+        identifiers: Sequence[str] = (),
+        vectors: Sequence[Sequence[float]] | np.ndarray = (),
+        controls: Sequence[str] | None = None,
+        questions: Sequence[str] = (),
+        baseline: Sequence[str] = (),
+        erased_event_ids: Sequence[str] = (),
+        tenant: str = "default",
+        top_k: int = 10,
+        alpha: float = 0.05,
+        scan_files: bool = True,
+        extra_folders: Sequence[Path | str] = (),
+    ) -> AuditResult:
+        """Audit that a subject is gone; see :meth:`DeltaCore.verify_erasure`."""
+        return await asyncio.to_thread(
+            self.sync.verify_erasure,
+            subject,
+            identifiers=identifiers,
+            vectors=vectors,
+            controls=controls,
+            questions=questions,
+            baseline=baseline,
+            erased_event_ids=erased_event_ids,
+            tenant=tenant,
+            top_k=top_k,
+            alpha=alpha,
+            scan_files=scan_files,
+            extra_folders=extra_folders,
+        )

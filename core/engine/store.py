@@ -55,6 +55,8 @@ from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
 from deltacore.belief import BeliefLayer
 from deltacore.engine.beliefs import BeliefMethods
+from deltacore.engine.erasure_audit import ErasureAuditMethods
+from deltacore.engine.forgetting import ForgettingMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
 from deltacore.engine.arguments import check_keys
@@ -75,7 +77,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
+class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks, ForgettingMethods, ErasureAuditMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -142,6 +144,8 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
             self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
         )
         self._open_checks(read_only_because)  # crash recovery and the vector index checked against SQL (engine/health.py)
+        if not self.config.read_only:
+            self._resume_forgets()  # a forget interrupted by a crash finishes before any new call
 
     def _after_commit_steps(self) -> AfterCommitSteps:
         """What follows every committed write, in order (later layers register theirs)."""
@@ -333,7 +337,11 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks):
             ids = self._sql.select_event_ids(
                 conn, tenant, event_ids, entity=entity, agent_id=agent_id, user_id=user_id, session_id=session_id
             )
+            facts = self._fact_rederivation()
+            touched = facts.touched(conn, ids)  # facts stated by these events are re-derived without them
             deleted, n_deltas, n_links = self._sql.delete_events(conn, ids)
+            facts.rederive(conn, touched, deleted)
+        self._hot.invalidate(tenant)
         self.apply_outbox()
         return DeleteResult(event_ids=deleted, deltas_removed=n_deltas, links_removed=n_links)
 

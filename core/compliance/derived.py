@@ -1,0 +1,78 @@
+"""What was derived from erased events, re-derived from what remains.
+
+:class:`DerivedArtifactStore` is the plug point: every layer that keeps artifacts derived from
+events (facts and beliefs today; consolidation's schemas and merged items when that layer
+lands) gives the forget pipeline one object that, inside the erasure's transaction, finds what
+the erased events contributed to, re-derives it from the remaining events, and deletes what was
+derived from erased events alone (the seed's step 4). The pipeline calls each registered store
+after the events are gone, so a re-derivation can only see what remains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from deltacore.belief import BeliefLayer
+from deltacore.storage.erasure import ErasureRepository
+
+__all__ = ["DerivedArtifactStore", "DerivedChange", "FactRederivation"]
+
+
+@dataclass(frozen=True)
+class DerivedChange:
+    """What one derived store did: artifacts re-derived (``modified``) and removed (``deleted``)."""
+
+    artifact: str
+    modified: int = 0
+    deleted: int = 0
+
+
+@runtime_checkable
+class DerivedArtifactStore(Protocol):
+    artifact: str
+    """The class reported in the certificate (``facts``; later ``schemas``)."""
+
+    def touched(self, conn: Any, event_ids: Sequence[str]) -> list[Any]:
+        """Before the events are erased: the keys of what they contributed to (JSON-able, no content)."""
+        ...
+
+    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str]) -> DerivedChange:
+        """After the events are erased, in the same transaction: re-derive ``touched`` from the
+        remaining events; delete what no remaining event supports."""
+        ...
+
+
+class FactRederivation:
+    """Facts and beliefs: every slot an erased event stated is rebuilt from the remaining events.
+
+    A slot's facts, statement links and conflicts are removed, then the belief layer re-reads
+    the slot's remaining events as if they had just been written (its update is idempotent), so
+    the current value, validity intervals and conflicts are what the remaining evidence says."""
+
+    artifact = "facts"
+
+    def __init__(self, beliefs: BeliefLayer, erasure: ErasureRepository) -> None:
+        self._beliefs = beliefs
+        self._erasure = erasure
+
+    def touched(self, conn: Any, event_ids: Sequence[str]) -> list[Any]:
+        fact_ids = self._erasure.facts_of_events(conn, event_ids)
+        return [list(slot) for slot in self._erasure.slots(conn, fact_ids)]
+
+    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str]) -> DerivedChange:
+        gone = set(erased)
+        modified = deleted = 0
+        for tenant, subject, attribute in (tuple(slot) for slot in touched):
+            before_ids = self._erasure.slot_fact_ids(conn, tenant, subject, attribute)
+            before = self._erasure.fact_values(conn, before_ids)
+            remaining = [e for e in self._erasure.fact_event_ids(conn, before_ids) if e not in gone]
+            remaining = self._erasure.existing_events(conn, remaining)
+            self._erasure.delete_facts(conn, tenant, subject, attribute)
+            if remaining:
+                self._beliefs.update(conn, remaining)
+            after = self._erasure.fact_values(conn, self._erasure.slot_fact_ids(conn, tenant, subject, attribute))
+            deleted += len(set(before) - set(after))
+            modified += sum(1 for fact_id, value in after.items() if before.get(fact_id) != value)
+        return DerivedChange(self.artifact, modified=modified, deleted=deleted)
