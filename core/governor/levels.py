@@ -20,7 +20,8 @@ What each level does to a tenant's traffic (``docs/operating.md`` has the table)
 The controller judges only the queries measured *at the current level* (at least
 ``min_samples`` of them, after ``dwell_seconds``): p95 above ``target × raise_above`` → one level
 up; p95 below ``target × lower_below`` → one level down; in between it stays (hysteresis). Too
-few queries over a dwell time means the load has gone: one level down per dwell time elapsed.
+few queries waits for more; no query at all for a dwell time means the load has gone: one level
+down per dwell time without a query.
 """
 
 from __future__ import annotations
@@ -113,10 +114,12 @@ class LevelController:
         self.level = FULL
         self.changed_at = time.monotonic()
         self._samples: list[float] = []  # latencies (ms) measured at the current level
+        self._last_sample = self.changed_at
         self._lock = threading.Lock()
 
-    def observe(self, latency_ms: float) -> None:
+    def observe(self, latency_ms: float, now: float | None = None) -> None:
         with self._lock:
+            self._last_sample = time.monotonic() if now is None else now
             self._samples.append(latency_ms)
             if len(self._samples) > 4 * self.policy.min_samples + 1000:
                 del self._samples[: len(self._samples) // 2]  # keep the newest
@@ -154,14 +157,16 @@ class LevelController:
                 ]
             samples = self._samples
             if len(samples) < self.policy.min_samples:
-                # Load has gone: one level down per dwell time without enough queries to judge.
-                steps = min(self.level, int(elapsed // self.policy.dwell_seconds))
+                # Too few queries to judge: wait for more, unless none came for a dwell time —
+                # then the load has gone: one level down per dwell time without a query.
+                quiet = now - max(self._last_sample, self.changed_at)
+                steps = min(self.level, int(quiet // self.policy.dwell_seconds))
                 changes = []
                 for _ in range(steps):
                     changes.append(
                         self._move(
                             self.level - 1,
-                            "load ended (too few queries to judge)",
+                            "load ended (no queries for the dwell time)",
                             None,
                             target_ms,
                             now,
@@ -188,9 +193,9 @@ class LevelController:
                         now,
                     )
                 ]
-            if len(samples) >= 4 * self.policy.min_samples:
-                # Judge a fresh sample next time: the level holds, but the load may change.
-                self._samples = samples[-self.policy.min_samples :]
+            # The level holds; the next judgement uses queries measured from now on (the load
+            # may have changed since these).
+            self._samples = []
             return []
 
     def _move(
