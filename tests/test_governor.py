@@ -65,7 +65,7 @@ def test_levels_climb_one_at_a_time_hold_in_the_band_and_recover():
     assert (down.from_level, down.to_level) == (2, 1) and "within" in down.reason
 
 
-def test_idle_steps_down_one_level_per_dwell_time_and_level_five_probes_four():
+def test_idle_steps_down_one_level_per_dwell_time():
     policy = GovernorPolicy(min_samples=3, dwell_seconds=1.0, max_level=5)
     controller = LevelController("t", policy)
     now = controller.changed_at
@@ -73,15 +73,29 @@ def test_idle_steps_down_one_level_per_dwell_time_and_level_five_probes_four():
         judged(controller, [500.0] * 3, 100.0, now + 1.0 + step * 1.0)
     assert controller.level == 5
     now = controller.changed_at
-    [probe] = controller.evaluate(
-        100.0, None, now=now + 1.0
-    )  # refusing gives no samples to judge
+    # Nothing was refused for a dwell time: the excess demand has gone.
+    [probe] = controller.evaluate(100.0, None, now=now + 1.0)
     assert probe.to_level == 4
-    changes = controller.evaluate(
-        100.0, None, now=now + 1.0 + 3.5
-    )  # load ended 3.5 dwell times ago
+    # No query for 3.5 dwell times: the load has ended.
+    changes = controller.evaluate(100.0, None, now=now + 1.0 + 3.5)
     assert [c.to_level for c in changes] == [3, 2, 1]
     assert [c.to_level for c in controller.evaluate(100.0, None, now=now + 10)] == [0]
+
+
+def test_level_five_runs_one_query_at_a_time_and_is_left_when_nothing_is_refused():
+    policy = GovernorPolicy(min_samples=1, dwell_seconds=1.0, refuse_concurrency=1)
+    controller = LevelController("t", policy)
+    controller.level = 5
+    start = controller.changed_at
+    assert controller.admit(now=start)
+    assert not controller.admit(now=start + 0.5)  # a second one at once is refused
+    controller.release()
+    # Refused 0.7 s ago: the demand is still there.
+    assert controller.evaluate(10.0, None, now=start + 1.2) == []
+    [down] = controller.evaluate(10.0, None, now=start + 1.6)
+    assert (down.from_level, down.to_level) == (5, 4)
+    assert down.reason == "nothing refused for the dwell time"
+    assert controller.admit() and controller.admit()  # below 5 every query runs
 
 
 def test_max_level_caps_the_controller_and_a_pin_overrides_it():
@@ -92,9 +106,8 @@ def test_max_level_caps_the_controller_and_a_pin_overrides_it():
     for step in range(6):
         judged(controller, [999.0], 1.0, now + 1 + step)
     assert controller.level == 3
-    assert [c.to_level for c in controller.evaluate(1.0, 0, now=now + 7)] == [
-        0
-    ]  # pinned by a person
+    # Pinned by a person:
+    assert [c.to_level for c in controller.evaluate(1.0, 0, now=now + 7)] == [0]
     assert controller.evaluate(1.0, 0, now=now + 8) == []
 
 
@@ -239,16 +252,18 @@ def test_level_four_queues_vectors_and_level_five_refuses(backend):
             "fact 5"
         )  # lexical finds it already
         memory.set_budget("default", pin_level=5)
-        with pytest.raises(
-            OverloadedError, match=r"degradation level 5.*retry in .* s.*query_p95_ms"
-        ):
+        assert memory.query("fact 5", top_k=1)  # one query at a time still runs
+        running = memory._governor.controller("default")
+        assert running.admit()  # as if another query of the tenant were running
+        refused = r"level 5.*refuse_concurrency.*retry in .* s.*query_p95_ms"
+        with pytest.raises(OverloadedError, match=refused):
             memory.query("fact 5")
+        running.release()
         with pytest.raises(OverloadedError, match="this write was refused"):
             memory.add("refused while overloaded")
         assert len(memory.events()) == 6
-        memory.set_budget(
-            "default"
-        )  # back to automatic, no target: level 0, the queue drains
+        # Back to automatic, no target: level 0, and the queue drains.
+        memory.set_budget("default")
         economy = memory.monitor("default")
         assert economy.degradation_level == 0 and economy.vectors_pending == 0
         assert memory.stats().vectors == 6

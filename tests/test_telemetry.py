@@ -106,6 +106,7 @@ def test_errors_are_marked_and_query_text_is_opt_in(memory_factory, otel):
     with pytest.raises(InvalidQueryError):
         memory.query("what failed?", routers=["no-such-router"])
     memory.set_budget("default", pin_level=5)
+    assert memory._governor.controller("default").admit()  # another query is running
     with pytest.raises(OverloadedError):
         memory.query("what failed?")
     ok, bad_router, refused = spans_of(exporter, "search_memory")

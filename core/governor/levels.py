@@ -13,8 +13,10 @@ What each level does to a tenant's traffic (``docs/operating.md`` has the table)
       recency for queries without text
 4     reads as level 3; writes commit to SQL but their vectors stay queued in the outbox (no
       vector-index write, no outbox drain before a query) until the level falls below 4
-5     refuse: ``query`` and ``ingest`` raise ``OverloadedError`` (it names the level, the p95,
-      the target and what to do); the controller probes level 4 again after the dwell time
+5     refuse: reads as level 3, but only ``GovernorPolicy.refuse_concurrency`` queries of the
+      tenant run at once in this process; every other query, and every write, raises
+      ``OverloadedError`` (it names the level, the p95, the target and what to do). The level
+      is left (to 4) once nothing was refused for a dwell time: the excess demand has gone
 ====  ==========================================================================================
 
 The controller judges only the queries measured *at the current level* (at least
@@ -43,7 +45,7 @@ LEVEL_NAMES = {
     NARROW: "candidate pools shrunk",
     HOT_LEXICAL: "HOT + lexical only",
     QUEUE_WRITES: "writes queued to the outbox",
-    REFUSE: "refusing queries and writes",
+    REFUSE: "refusing writes and excess queries",
 }
 _STAGE_ONE = (
     RouterName.SEMANTIC,
@@ -115,6 +117,8 @@ class LevelController:
         self.changed_at = time.monotonic()
         self._samples: list[float] = []  # latencies (ms) measured at the current level
         self._last_sample = self.changed_at
+        self._last_refusal = self.changed_at
+        self._in_flight = 0
         self._lock = threading.Lock()
 
     def observe(self, latency_ms: float, now: float | None = None) -> None:
@@ -146,10 +150,14 @@ class LevelController:
             if elapsed < self.policy.dwell_seconds:
                 return []
             if self.level == REFUSE:
+                # The admitted queries are fast by construction; what says the overload is over
+                # is that nothing had to be refused for a dwell time.
+                if now - self._last_refusal < self.policy.dwell_seconds:
+                    return []
                 return [
                     self._move(
                         QUEUE_WRITES,
-                        "probing after refusing for the dwell time",
+                        "nothing refused for the dwell time",
                         None,
                         target_ms,
                         now,
@@ -218,6 +226,24 @@ class LevelController:
         self.changed_at = now
         self._samples = []
         return change
+
+    def admit(self, now: float | None = None) -> bool:
+        """Whether a query may run now (always, below level 5); pair with :meth:`release`."""
+        with self._lock:
+            if self.level < REFUSE or self._in_flight < self.policy.refuse_concurrency:
+                self._in_flight += 1
+                return True
+            self._last_refusal = time.monotonic() if now is None else now
+            return False
+
+    def release(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def refused(self, now: float | None = None) -> None:
+        """A write was refused at level 5: demand is still there."""
+        with self._lock:
+            self._last_refusal = time.monotonic() if now is None else now
 
     def seconds_to_next_judgement(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
