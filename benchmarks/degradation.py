@@ -7,7 +7,7 @@ memories (``ingest_query.make_memories``). The run, twice — governor off (no p
 
 * ``--light`` seconds of one client with 50 ms think time,
 * ``--overload`` seconds of ``--threads`` clients asking back to back (a refused query —
-  level 5 — backs off for ``min(retry_after, 0.1)`` s, as a polite client does),
+  level 5 — backs off for its ``retry_after`` seconds, as a polite client does),
 * ``--recover`` seconds of one light client again.
 
 Before that, each level's read plan is measured alone (one client, no load): its p50/p95 and
@@ -114,14 +114,14 @@ def run_timeline(memory: Any, questions: list[str], args: argparse.Namespace, ta
                 served = True
             except OverloadedError as refused:
                 ms, served = 0.0, False
-                time.sleep(min(refused.retry_after, 0.1))
+                time.sleep(refused.retry_after)
             with lock:
                 records.append((time.monotonic() - start, ms, level, served))
             if light:
                 time.sleep(0.05)
 
     def sampler() -> None:
-        while not stop.is_set() and time.monotonic() - start < end + 0.5:
+        while not stop.is_set():
             memory._apply_level_changes(governor.evaluate("default"))  # logged like any change
             levels.append((time.monotonic() - start, governor.level("default")))
             time.sleep(0.1)
@@ -135,7 +135,7 @@ def run_timeline(memory: Any, questions: list[str], args: argparse.Namespace, ta
     for thread in threads:
         thread.join()
     # Load has ended: one idle period for the governor to come back to level 0.
-    deadline = time.monotonic() + 4 * args.dwell + 2
+    deadline = time.monotonic() + 6 * args.dwell + 2
     while time.monotonic() < deadline and governor.level("default") != 0:
         memory._apply_level_changes(governor.evaluate("default"))
         time.sleep(0.1)
@@ -221,6 +221,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--recover", type=float, default=10.0, help="seconds of light load after")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds of overload left out of the summary")
     parser.add_argument("--dwell", type=float, default=1.0, help="GovernorPolicy.dwell_seconds")
+    parser.add_argument("--min-samples", type=int, default=10, help="GovernorPolicy.min_samples")
     parser.add_argument("--target-ms", type=float, default=None, help="p95 target (default 1.5 × level-0 p95 alone)")
     parser.add_argument("--probes", type=int, default=100, help="questions for each level's recall")
     parser.add_argument("--top-k", type=int, default=10)
@@ -238,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="dc-degrade-"))
     started = time.time()
     try:
-        memory = DeltaCore.open(folder, embedder=build_embedder("fake"), governor={"dwell_seconds": args.dwell})
+        memory = DeltaCore.open(folder, embedder=build_embedder("fake"), governor={"dwell_seconds": args.dwell, "min_samples": args.min_samples})
         events = make_memories(args.size, args.seed)
         for i in range(0, len(events), 256):
             memory.ingest(events[i : i + 256])
@@ -260,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": machine(),
         "versions": versions(),
         "code": code,
-        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "settings": {k: (os.path.relpath(v, ROOT) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "target_ms": target,
         "levels_alone": recall,
         "governor_off": {**summarize(off, recall, args.settle), "loadavg": [off["loadavg_before"], off["loadavg_after"]]},

@@ -48,14 +48,12 @@ def test_levels_climb_one_at_a_time_hold_in_the_band_and_recover():
     )
     controller = LevelController("t", policy)
     now = controller.changed_at
-    assert (
-        judged(controller, [200.0] * 3, 100.0, now + 0.5) == []
-    )  # not yet: the dwell time
+    # Not yet: the dwell time.
+    assert judged(controller, [200.0] * 3, 100.0, now + 0.5) == []
     [up] = judged(controller, [], 100.0, now + 1.0)
     assert (up.from_level, up.to_level, up.p95_ms, up.target_ms) == (0, 1, 200.0, 100.0)
-    assert (
-        judged(controller, [200.0] * 2, 100.0, now + 2.5) == []
-    )  # too few samples at the new level
+    # Too few samples at the new level.
+    assert judged(controller, [200.0] * 2, 100.0, now + 2.5) == []
     assert judged(controller, [200.0], 100.0, now + 2.6)[0].to_level == 2
     # Between 60% and 100% of the target: the level holds (hysteresis), however long it lasts.
     for step in range(5):
@@ -163,9 +161,8 @@ def test_memory_quota_is_shared_by_every_instance_and_names_the_limit(backend):
         assert len(first.events()) == 4  # nothing of the refused batch was stored
         second.set_budget("default", max_memories=6)
         assert len(second.ingest(facts(6)[4:]).stored) == 2
-        first.ingest(
-            facts(1, tenant="other")
-        )  # another tenant: the "*" budget of its own
+        # Another tenant: the "*" budget of its own.
+        first.ingest(facts(1, tenant="other"))
     finally:
         first.close()
         second.close()
@@ -197,9 +194,8 @@ def routers_used(
 
 
 def test_pinned_levels_change_what_a_query_runs(backend):
-    memory = backend.open(
-        hot_capacity=0
-    )  # nothing in HOT: level 3 has no vector search at all
+    # Nothing in HOT: level 3 has no vector search at all.
+    memory = backend.open(hot_capacity=0)
     try:
         memory.ingest(facts(12))
         full = routers_used(memory)
@@ -232,9 +228,8 @@ def test_level_three_serves_semantic_from_hot_only(memory):
     memory.query("billing restart", top_k=3)  # loads the tenant into HOT
     memory.set_budget("default", pin_level=3)
     assert "semantic" in routers_used(memory)
-    memory.add(
-        "a brand new memory about invoices"
-    )  # HOT no longer holds the whole tenant
+    # HOT no longer holds the whole tenant.
+    memory.add("a brand new memory about invoices")
     assert "semantic" not in routers_used(memory, "invoices")
     assert [p.text for p in memory.query("invoices", top_k=1)] == [
         "a brand new memory about invoices"
@@ -248,9 +243,8 @@ def test_level_four_queues_vectors_and_level_five_refuses(backend):
         memory.set_budget("default", pin_level=4)
         memory.ingest(facts(6)[3:])
         assert memory.monitor("default").vectors_pending == 3  # queued in the outbox
-        assert memory.query("fact 5", top_k=1)[0].text.startswith(
-            "fact 5"
-        )  # lexical finds it already
+        # Lexical finds it already.
+        assert memory.query("fact 5", top_k=1)[0].text.startswith("fact 5")
         memory.set_budget("default", pin_level=5)
         assert memory.query("fact 5", top_k=1)  # one query at a time still runs
         running = memory._governor.controller("default")

@@ -71,13 +71,11 @@ def fill(memory) -> None:
             ]
         )
         memory.record_outcome(episode, reward)
-    memory.observe_tools(
-        {"deploy": V2}
-    )  # a drift that cannot be migrated: one review item
+    # A drift that cannot be migrated: one review item.
+    memory.observe_tools({"deploy": V2})
     memory.add("The user prefers Python", ts=NOW - timedelta(days=30))
-    memory.add(
-        "The user prefers Go", ts=NOW - timedelta(days=1), confidence=0.7
-    )  # an open conflict
+    # An open conflict.
+    memory.add("The user prefers Go", ts=NOW - timedelta(days=1), confidence=0.7)
 
 
 def test_two_instances_on_one_store_report_the_same_persistent_figures(backend):
@@ -107,10 +105,11 @@ def test_two_instances_on_one_store_report_the_same_persistent_figures(backend):
             "quarantine": 1,
         }
         assert economy.quarantined == 1 and economy.poisoning_attempts_24h == 1
+        # One per call.
         assert (
             economy.schema_drifts_24h == 1
             and economy.open_reviews == len(first.review_queue()) == 3
-        )  # one per call
+        )
         assert economy.open_conflicts == len(first.conflicts()) == 1
         assert (
             economy.outcomes_7d == 3
@@ -154,9 +153,8 @@ def test_latency_hit_rate_and_misses_are_the_measuring_process_own(backend):
         returned = [
             first.query("which port does the api use?", top_k=3) for _ in range(8)
         ]
-        assert (
-            first.query("which port does the api use?", entity="nobody-at-all") == []
-        )  # a miss
+        # A miss.
+        assert first.query("which port does the api use?", entity="nobody-at-all") == []
         economy = first.monitor("default")
         assert economy.queries == 9 and economy.query_latency.count == 9
         assert (
@@ -172,15 +170,13 @@ def test_latency_hit_rate_and_misses_are_the_measuring_process_own(backend):
             == sum(p.token_cost for packets in returned for p in packets)
             > 0
         )
-        assert (
-            economy.hot_hit_rate is not None and economy.hot_hit_rate > 0.5
-        )  # a small tenant is served from HOT
+        # A small tenant is served from HOT.
+        assert economy.hot_hit_rate is not None and economy.hot_hit_rate > 0.5
         hot = next(tier for tier in economy.tiers if tier.tier == "hot")
         assert hot.memories == 20 and hot.scope == "process"
 
-        other = second.monitor(
-            "default"
-        )  # the same store, another instance: it answered nothing
+        # The same store, another instance: it answered nothing.
+        other = second.monitor("default")
         assert (
             other.queries == 0
             and other.query_latency.count == 0

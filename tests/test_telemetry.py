@@ -85,13 +85,11 @@ def test_memory_operations_are_spans_with_genai_memory_attributes(backend, otel)
         [search] = spans_of(exporter, "search_memory")
         assert search.attributes["gen_ai.memory.record.count"] == len(packets) == 2
         assert search.attributes["deltacore.degradation.level"] == 0
-        assert (
-            "gen_ai.memory.query.text" not in search.attributes
-        )  # opt-in: it may hold personal data
+        # Opt-in: it may hold personal data.
+        assert "gen_ai.memory.query.text" not in search.attributes
         [update] = spans_of(exporter, "update_memory")
-        assert (
-            update.attributes["gen_ai.memory.record.count"] == 3
-        )  # one credit update per step
+        # One credit update per step.
+        assert update.attributes["gen_ai.memory.record.count"] == 3
         [delete] = spans_of(exporter, "delete_memory")
         assert delete.attributes["gen_ai.memory.record.count"] == 1
     finally:

@@ -297,7 +297,7 @@ class MonitoringMethods:
     def _overloaded(self, tenant: str, operation: str) -> OverloadedError:
         budget = self._governor.budget(tenant)
         window = self._meter.tenant(tenant).window.summary()
-        retry = self._governor.controller(tenant).seconds_to_next_judgement()
+        retry = self._governor.controller(tenant).retry_after()
         return OverloadedError(
             tenant,
             operation,

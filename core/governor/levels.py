@@ -245,6 +245,8 @@ class LevelController:
         with self._lock:
             self._last_refusal = time.monotonic() if now is None else now
 
-    def seconds_to_next_judgement(self, now: float | None = None) -> float:
+    def retry_after(self, now: float | None = None) -> float:
+        """When a refused caller should try again: level 5 is left only after a dwell time
+        without refusals, so a retry sooner than that keeps it there."""
         now = time.monotonic() if now is None else now
-        return max(0.0, self.policy.dwell_seconds - (now - self.changed_at))
+        return max(self.policy.dwell_seconds, self.policy.dwell_seconds - (now - self.changed_at))
