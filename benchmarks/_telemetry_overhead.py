@@ -17,7 +17,7 @@ import shutil
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,9 @@ def _sdk() -> tuple[Any, Any, dict[str, Any]]:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
+        InMemorySpanExporter,
+    )
 
     exporter, reader = InMemorySpanExporter(), InMemoryMetricReader()
     tracer_provider = TracerProvider()
@@ -51,7 +53,7 @@ def run(args: Any, make_memories: Any, make_questions: Any, build_embedder: Any,
     from deltacore.governor.telemetry import NO_TELEMETRY
 
     size = args.sizes[0]
-    exporter, reader, providers = _sdk()
+    exporter, _reader, providers = _sdk()
     folder = Path(tempfile.mkdtemp(prefix="dc-otel-", dir=args.workdir))
     rng = random.Random(args.seed)
     started = time.time()
@@ -109,7 +111,7 @@ def run(args: Any, make_memories: Any, make_questions: Any, build_embedder: Any,
     report = {
         "benchmark": "ingest_query --telemetry",
         **provenance,
-        "started_utc": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "started_utc": datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds"),
         "settings": {"size": size, "queries": args.queries, "top_k": args.top_k, "batch_size": args.batch_size, "embedder": "fake"},
         "loadavg": load,
         "query_on": query_on,

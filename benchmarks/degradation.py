@@ -33,18 +33,18 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _provenance import code_version, command_line, machine, versions  # noqa: E402
-from ingest_query import build_embedder, loadavg, make_memories, make_questions  # noqa: E402
+from _provenance import code_version, command_line, machine, versions
+from ingest_query import build_embedder, loadavg, make_memories, make_questions
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "degradation.json"
@@ -257,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = {
         "benchmark": "degradation",
         "command": command_line("benchmarks/degradation.py", sys.argv[1:]),
-        "started_utc": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "started_utc": datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds"),
         "machine": machine(),
         "versions": versions(),
         "code": code,
