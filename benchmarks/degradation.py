@@ -161,7 +161,15 @@ def summarize(run: dict[str, Any], recall: dict[int, dict[str, float]], settle: 
     served = [r for r in during if r[3]]
     latencies = [r[1] for r in served]
     weights = [recall[min(r[2], 3)]["recall_vs_level0"] for r in served]
+    # Steady state: from the moment the controller first reached its highest level of the
+    # overload (the climb is one dwell time per level) until the overload ended.
+    peak = max((level for t, level in run["levels"] if start <= t < stop), default=0)
+    reached = next((t for t, level in run["levels"] if start <= t < stop and level == peak), start)
+    steady = [r[1] for r in run["records"] if r[3] and reached <= r[0] < stop]
     return {
+        "steady_from_s": round(reached - start, 2),
+        "steady_served_p95_ms": round(float(np.percentile(steady, 95)), 2) if steady else None,
+        "steady_served": len(steady),
         "overload_queries": len(during),
         "served": len(served),
         "refused": len(during) - len(served),
