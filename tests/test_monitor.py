@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -213,40 +211,23 @@ def test_async_twin(memory):
     assert asyncio.run(main()).memories == 1
 
 
-def test_cli_prints_a_table_and_json(tmp_path):
+def test_cli_prints_a_table_and_json(tmp_path, capsys):
+    from deltacore.cli import main
+
     store = tmp_path / "store"
     lines = tmp_path / "in.jsonl"
     lines.write_text(
         "\n".join(json.dumps({"text": f"line {i} about the deploy"}) for i in range(4))
         + "\n"
     )
-    base = [
-        sys.executable,
-        "-m",
-        "deltacore.cli",
-        "--path",
-        str(store),
-        "--embedder",
-        "fake",
-    ]
-    subprocess.run([*base, "ingest", str(lines)], check=True, capture_output=True)
-    table = subprocess.run(
-        [*base, "monitor"], check=True, capture_output=True, text=True
-    ).stdout
+    base = ["--path", str(store), "--embedder", "fake"]
+    assert main([*base, "ingest", str(lines)]) == 0
+    capsys.readouterr()
+    assert main([*base, "monitor"]) == 0
+    table = capsys.readouterr().out
     assert "memory economy of the store" in table and "poisoning attempts 24h" in table
-    economy = MemoryEconomy.model_validate_json(
-        subprocess.run(
-            [*base, "monitor", "--json", "--tenant", "default"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    )
+    assert main([*base, "monitor", "--json", "--tenant", "default"]) == 0
+    economy = MemoryEconomy.model_validate_json(capsys.readouterr().out)
     assert economy.memories == 4 and economy.tenant == "default"
-    unknown = subprocess.run(
-        [*base, "monitor", "--tenant", "nobody"],
-        check=False,
-        capture_output=True,
-        text=True,
-    )
-    assert unknown.returncode != 0 and "no tenant 'nobody'" in unknown.stderr
+    assert main([*base, "monitor", "--tenant", "nobody"]) != 0
+    assert "no tenant 'nobody'" in capsys.readouterr().err

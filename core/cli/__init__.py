@@ -15,6 +15,7 @@
     deltacore facts --subject alice                  # what is believed now; --at 2026-03-01 as it stood then
     deltacore conflicts                              # contradictions the store could not settle (E03)
     deltacore conflicts --resolve ID --as new --note "HR confirmed the move"
+    deltacore monitor --tenant acme                  # the memory economy (rich table; --json)
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -28,7 +29,7 @@ already resolved review item or conflict).
 One module per job: ``program`` (entry point, errors to exit statuses), ``parser`` (every
 subcommand and option), ``store`` (which store to open), ``ingest``, ``query`` (also ``stats`` and
 ``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``), ``beliefs`` (``facts``,
-``conflicts``) and ``formatting``.
+``conflicts``), ``monitor`` and ``formatting``.
 """
 
 from deltacore.cli.program import main

@@ -92,7 +92,10 @@ class HotTier:
     def held(self, tenant: str | None = None) -> tuple[int, int]:
         """(vectors, bytes) cached for one tenant or all."""
         with self._lock:
-            scopes = [self._scopes[tenant]] if tenant in self._scopes else [] if tenant is not None else list(self._scopes.values())
+            if tenant is None:
+                scopes = list(self._scopes.values())
+            else:
+                scopes = [self._scopes[tenant]] if tenant in self._scopes else []
             return sum(len(s.ids) for s in scopes), sum(int(s.vectors.nbytes) for s in scopes)
 
     def invalidate(self, tenant: str | None = None) -> None:
