@@ -895,6 +895,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--from-json", type=Path, default=None,
         help="measure nothing: print the table and redraw the chart from a JSON this script wrote",
     )
+    parser.add_argument(
+        "--telemetry", action="store_true",
+        help="measure instead what OpenTelemetry spans and metrics (SDK, in-memory exporter) cost: "
+        "DeltaCore only, telemetry on and off interleaved, at the first --sizes (benchmarks/_telemetry_overhead.py)",
+    )
+    parser.add_argument("--telemetry-json", type=Path, default=ROOT / "benchmarks" / "results" / "telemetry_overhead.json")
     args = parser.parse_args(argv)
     if "numpy-exact" not in args.systems:
         args.systems.insert(0, "numpy-exact")
@@ -924,6 +930,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.from_json is not None:
         return replay(args.from_json, args.out_png)
+    if args.telemetry:
+        import _telemetry_overhead
+
+        provenance = {"command": command_line("benchmarks/ingest_query.py", sys.argv[1:]), "machine": machine(),
+                      "versions": versions(), "code": code_version()}
+        return _telemetry_overhead.run(args, make_memories, make_questions, build_embedder, loadavg, provenance)
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     workdir = Path(tempfile.mkdtemp(prefix="dc-bench-", dir=args.workdir))
     script = Path(sys.argv[0]).resolve()

@@ -30,6 +30,8 @@ from deltacore.compliance import ForgetCertificate, ForgetStatus
 from deltacore.compliance.audit import AuditResult
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
+from deltacore.governor_policy import MemoryBudget
+from deltacore.model.economy import MemoryEconomy
 from deltacore.engine import DeltaCore
 from deltacore.engine.forgetting import RequestLike
 from deltacore.model import (
@@ -344,3 +346,14 @@ class AsyncDeltaCore:
             scan_files=scan_files,
             extra_folders=extra_folders,
         )
+    # ---- operating (core/engine/monitoring.py) ----
+
+    async def monitor(self, tenant: str | None = None) -> MemoryEconomy:
+        """The memory economy; see :meth:`DeltaCore.monitor`."""
+        return await asyncio.to_thread(self.sync.monitor, tenant)
+
+    async def set_budget(
+        self, tenant: str, budget: MemoryBudget | dict[str, Any] | None = None, **limits: Any
+    ) -> MemoryBudget | None:
+        """Set or remove a tenant's budget; see :meth:`DeltaCore.set_budget`."""
+        return await asyncio.to_thread(functools.partial(self.sync.set_budget, tenant, budget, **limits))

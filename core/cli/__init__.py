@@ -16,6 +16,7 @@
     deltacore conflicts                              # contradictions the store could not settle (E03)
     deltacore conflicts --resolve ID --as new --note "HR confirmed the move"
     deltacore verify-erasure "Alice Smith" --identifier alice@example.org   # is anything of her left?
+    deltacore monitor --tenant acme                  # the memory economy (rich table; --json)
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -29,7 +30,7 @@ already resolved review item or conflict).
 One module per job: ``program`` (entry point, errors to exit statuses), ``parser`` (every
 subcommand and option), ``store`` (which store to open), ``ingest``, ``query`` (also ``stats`` and
 ``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``), ``beliefs`` (``facts``,
-``conflicts``), ``erasure`` (``verify-erasure``) and ``formatting``.
+``conflicts``), ``erasure`` (``verify-erasure``), ``monitor`` and ``formatting``.
 """
 
 from deltacore.cli.program import main

@@ -9,6 +9,7 @@ from deltacore.cli.beliefs import run_conflicts, run_facts
 from deltacore.cli.erasure import add_parser as add_verify_erasure
 from deltacore.cli.forget import add_parser as add_forget
 from deltacore.cli.ingest import run_ingest
+from deltacore.cli.monitor import run_monitor
 from deltacore.cli.query import run_query, run_reindex, run_stats
 from deltacore.cli.review import RESOLUTIONS, run_review
 from deltacore.cli.trust import run_quarantine, run_security_events
@@ -248,5 +249,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_verify_erasure(commands, store_options)
     add_forget(commands, store_options, timestamp)
+    monitor = commands.add_parser(
+        "monitor",
+        help="the memory economy: sizes, latency, hit rates, attacks, conflicts, outcome trend",
+        description="The memory economy of the store (or --tenant): figures read from SQL, the same in "
+        "every process, and this process's own (latency, HOT hit rate), each marked with its scope.",
+    )
+    monitor.add_argument("--json", action="store_true", help="print the MemoryEconomy as JSON")
+    store_options(monitor, top_level=False)
+    monitor.set_defaults(handler=run_monitor)
     return parser
 

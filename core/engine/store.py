@@ -58,6 +58,7 @@ from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.erasure_audit import ErasureAuditMethods
 from deltacore.engine.forgetting import ForgettingMethods
 from deltacore.engine.learning import LearningMethods
+from deltacore.engine.monitoring import MonitoringMethods, traced
 from deltacore.engine.trust import TrustMethods
 from deltacore.engine.arguments import check_keys
 from deltacore.engine.health import HealthChecks, open_sql
@@ -77,7 +78,9 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks, ForgettingMethods, ErasureAuditMethods):
+class DeltaCore(
+    LearningMethods, TrustMethods, BeliefMethods, HealthChecks, ForgettingMethods, ErasureAuditMethods, MonitoringMethods
+):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -143,6 +146,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks, Forg
         self._decisions = DecisionRecall(
             self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
         )
+        self._init_governance()  # budgets, degradation levels, monitoring, telemetry (monitoring.py)
         self._open_checks(read_only_because)  # crash recovery and the vector index checked against SQL (engine/health.py)
         if not self.config.read_only:
             self._resume_forgets()  # a forget interrupted by a crash finishes before any new call
@@ -152,7 +156,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks, Forg
         steps = AfterCommitSteps(self._sql, AfterCommitJournal())
         steps.register(TrustPlaybookStep(self.config.trust, self._trust, self._propagator))
         steps.register(BeliefStep(self._beliefs))
-        steps.register(OutboxStep(self.apply_outbox))
+        steps.register(OutboxStep(self._apply_outbox_after_write))
         steps.register(SchemaDriftStep(self._drift))
         steps.register(HoneypotStep(self._honeypots))
         return steps
@@ -209,7 +213,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks, Forg
         Good events are stored even when others are rejected; ``IngestResult.rejected`` says
         which and why. ``channel`` is where the events really came from (user, tool, document…).
         """
-        return self._pipeline.run(coerce_batch(events), coerce_channel(channel))
+        return self._governed_ingest(coerce_batch(events), coerce_channel(channel))
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id (the id of the stored copy for a duplicate)."""
@@ -240,8 +244,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks, Forg
             if criteria is not None:
                 fields.setdefault("text", criteria)
             criteria = _build_criteria(fields)
-        self._drain_for_read()  # read-your-writes across processes, when the outbox can drain
-        return self._retriever.query(criteria)
+        return self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
 
     def events(
         self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any
@@ -313,6 +316,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, HealthChecks, Forg
 
     # ---- delete and maintenance -------------------------------------------------------------
 
+    @traced("delete_memory")
     def delete(
         self,
         event_ids: Sequence[str] | None = None,
