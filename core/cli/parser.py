@@ -237,5 +237,12 @@ def build_parser() -> argparse.ArgumentParser:
     security.add_argument("--json", action="store_true", help="print JSON lines")
     store_options(security, top_level=False)
     security.set_defaults(handler=run_security_events)
+
+    # Serving the store (issue 19): the MCP server and the inspector page, in their own modules.
+    from deltacore.cli.inspect import add_inspect_command
+    from deltacore.cli.mcp import add_mcp_command
+
+    add_mcp_command(commands, store_options)
+    add_inspect_command(commands, store_options)
     return parser
 
