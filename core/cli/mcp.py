@@ -48,6 +48,9 @@ def add_mcp_command(
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Open the store and serve it until the client disconnects (stdio) or Ctrl-C (HTTP)."""
+    from deltacore.cli.inspect import apply_store_argument
+
+    apply_store_argument(args)
     if args.host is not None and args.http is None:
         raise UsageError("--host only applies to --http PORT (stdio has no address)")
     if args.http is not None and not 0 < args.http < 65536:
