@@ -118,3 +118,10 @@ __all__ = [
     "TrustPolicy",
     "__version__",
 ]
+
+# Operating DeltaCore (Layer 7): budgets, the memory economy, the governor's errors.
+from deltacore.errors import OverloadedError, QuotaExceededError
+from deltacore.governor_policy import GovernorPolicy, MemoryBudget, TelemetryPolicy
+from deltacore.model.economy import MemoryEconomy
+
+__all__ += ["GovernorPolicy", "MemoryBudget", "MemoryEconomy", "OverloadedError", "QuotaExceededError", "TelemetryPolicy"]

@@ -18,6 +18,7 @@ SQLite, PostgreSQL, Chroma or the embedding model.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ import numpy as np
 from deltacore.belief import BeliefState, ConflictRecord, Fact
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
+from deltacore.governor_policy import MemoryBudget
+from deltacore.model.economy import MemoryEconomy
 from deltacore.engine import DeltaCore
 from deltacore.model import (
     CausalChain,
@@ -291,3 +294,15 @@ class AsyncDeltaCore:
     async def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
         """Settle a conflict; see :meth:`DeltaCore.resolve_conflict`."""
         return await asyncio.to_thread(self.sync.resolve_conflict, conflict_id, resolution)
+
+    # ---- operating (core/engine/monitoring.py) ----
+
+    async def monitor(self, tenant: str | None = None) -> MemoryEconomy:
+        """The memory economy; see :meth:`DeltaCore.monitor`."""
+        return await asyncio.to_thread(self.sync.monitor, tenant)
+
+    async def set_budget(
+        self, tenant: str, budget: MemoryBudget | dict[str, Any] | None = None, **limits: Any
+    ) -> MemoryBudget | None:
+        """Set or remove a tenant's budget; see :meth:`DeltaCore.set_budget`."""
+        return await asyncio.to_thread(functools.partial(self.sync.set_budget, tenant, budget, **limits))

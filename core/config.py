@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from deltacore.errors import ConfigurationError, first_validation_error
 from deltacore.belief_policy import BeliefPolicy
+from deltacore.governor_policy import GovernorPolicy, MemoryBudget, TelemetryPolicy
 from deltacore.trust_policy import TrustPolicy
 
 DEFAULT_HALF_LIFE_HOURS = 24 * 30
@@ -79,6 +80,14 @@ class DeltaCoreConfig(BaseModel):
     belief: BeliefPolicy = Field(default_factory=BeliefPolicy)
     """How facts supersede each other and how observations go stale (``docs/architecture.md``,
     "What is still true"); a dict is accepted."""
+    budgets: dict[str, MemoryBudget] = Field(default_factory=dict)
+    """Per-tenant limits (memories, bytes, ingest tokens per day, query p95 target), by tenant;
+    ``"*"`` for every tenant without its own (``docs/operating.md``). ``set_budget`` changes them
+    at run time."""
+    governor: GovernorPolicy = Field(default_factory=GovernorPolicy)
+    """How the governor moves between degradation levels (window, dwell, hysteresis band)."""
+    telemetry: TelemetryPolicy = Field(default_factory=TelemetryPolicy)
+    """OpenTelemetry spans and metrics (``otel`` extra); a no-op when it is not installed."""
 
     @field_validator("belief")
     @classmethod

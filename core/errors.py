@@ -12,6 +12,8 @@
     ├── BackendError                         the database or vector index failed
     │   └── BackendUnavailableError          cannot reach PostgreSQL / a Chroma server
     ├── StoreLockedError                     another process owns an embedded store's vector index
+    ├── QuotaExceededError                   a write would pass a tenant's MemoryBudget; names the limit
+    ├── OverloadedError                      the governor is at level 5 for the tenant: retry later
     └── MemoryException                      the nine memory failure classes, each with ``code``
         ├── PoisonDetected            E01    reported: quarantined and logged, never raised at the writer
         ├── CircularCausalChain       E02    raised by provenance walks on a loop
@@ -56,7 +58,9 @@ __all__ = [
     "MemoryException",
     "MissingExtraError",
     "NotFoundError",
+    "OverloadedError",
     "PoisonDetected",
+    "QuotaExceededError",
     "SchemaDrift",
     "StoreLockedError",
     "TemporalContradiction",
@@ -153,6 +157,34 @@ class StoreLockedError(DeltaCoreError):
     Raised only when ``DeltaCoreConfig.multi_process`` is ``"refuse"``; the default mode lets the
     other process write to SQL and leaves the vector writes in the outbox for the owner.
     """
+
+
+class QuotaExceededError(DeltaCoreError):
+    """A write would pass a limit of its tenant's ``MemoryBudget``; nothing of the batch was
+    stored. The message names the limit, the usage and how to raise it."""
+
+    def __init__(self, tenant: str, limit_name: str, limit: int, used: int, adding: int, unit: str) -> None:
+        self.tenant, self.limit_name, self.limit, self.used, self.adding = tenant, limit_name, limit, used, adding
+        super().__init__(
+            f"tenant {tenant!r}: MemoryBudget.{limit_name} is {limit:,} {unit}; {used:,} are used and this batch "
+            f"adds {adding:,}, so nothing of it was stored. Raise the limit with "
+            f"memory.set_budget({tenant!r}, {limit_name}=...) or DeltaCoreConfig.budgets[{tenant!r}], "
+            f"or delete memories of this tenant first"
+        )
+
+
+class OverloadedError(DeltaCoreError):
+    """The governor is at degradation level 5 (refuse) for a tenant: query p95 stayed above its
+    target at every lower level. ``retry_after`` is the number of seconds until it probes level 4."""
+
+    def __init__(self, tenant: str, operation: str, p95_ms: float | None, target_ms: float | None, retry_after: float) -> None:
+        self.tenant, self.retry_after = tenant, retry_after
+        p95 = f"p95 {p95_ms:.1f} ms" if p95_ms is not None else "p95"
+        super().__init__(
+            f"tenant {tenant!r} is overloaded (degradation level 5: {p95} over the {target_ms} ms target at every "
+            f"lower level), so this {operation} was refused; retry in {retry_after:.1f} s, lower the load, or raise "
+            f"MemoryBudget.query_p95_ms / pin a level with memory.set_budget({tenant!r}, pin_level=3)"
+        )
 
 
 class MemoryException(DeltaCoreError):

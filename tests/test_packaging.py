@@ -54,14 +54,15 @@ PUBLIC_API = [
     "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "SecurityEvent", "StoreLockedError",
     "StoreStats", "TemporalContradiction", "ToolDrift", "TrustAction", "TrustDecision", "TrustPolicy",
     "__version__",
+    "GovernorPolicy", "MemoryBudget", "MemoryEconomy", "OverloadedError", "QuotaExceededError", "TelemetryPolicy",
 ]
 
 ENGINE_METHODS = [
     "add", "apply_outbox", "close", "conflicts", "delete", "embed", "events", "facts", "feedback", "get", "history",
-    "ingest", "observe_tools", "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query",
+    "ingest", "monitor", "observe_tools", "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query",
     "query_belief", "query_causal", "recall_decisions", "record_outcome", "record_retrieval", "reindex",
     "resolve_conflict", "resolve_review", "retrievals",
-    "review_queue", "security_events", "stats", "system_events", "tool_schemas", "trust_score",
+    "review_queue", "security_events", "set_budget", "stats", "system_events", "tool_schemas", "trust_score",
 ]
 
 

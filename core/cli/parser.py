@@ -7,6 +7,7 @@ from typing import Any
 
 from deltacore.cli.beliefs import run_conflicts, run_facts
 from deltacore.cli.ingest import run_ingest
+from deltacore.cli.monitor import run_monitor
 from deltacore.cli.query import run_query, run_reindex, run_stats
 from deltacore.cli.review import RESOLUTIONS, run_review
 from deltacore.cli.trust import run_quarantine, run_security_events
@@ -237,6 +238,16 @@ def build_parser() -> argparse.ArgumentParser:
     security.add_argument("--json", action="store_true", help="print JSON lines")
     store_options(security, top_level=False)
     security.set_defaults(handler=run_security_events)
+
+    monitor = commands.add_parser(
+        "monitor",
+        help="the memory economy: sizes, latency, hit rates, attacks, conflicts, outcome trend",
+        description="The memory economy of the store (or --tenant): figures read from SQL, the same in "
+        "every process, and this process's own (latency, HOT hit rate), each marked with its scope.",
+    )
+    monitor.add_argument("--json", action="store_true", help="print the MemoryEconomy as JSON")
+    store_options(monitor, top_level=False)
+    monitor.set_defaults(handler=run_monitor)
 
     # Serving the store (issue 19): the MCP server and the inspector page, in their own modules.
     from deltacore.cli.inspect import add_inspect_command

@@ -9,6 +9,7 @@ from deltacore.delta.drift import DriftMonitor
 from deltacore.delta.ids import delta_id_for
 from deltacore.delta.outcomes import Learner
 from deltacore.delta.propagation import Propagator
+from deltacore.engine.monitoring import traced
 from deltacore.errors import InvalidQueryError
 from deltacore.gateway.quarantine import QuarantineDesk
 from deltacore.ingest.tool_specs import read_tool_specs
@@ -99,6 +100,7 @@ class LearningMethods:
 
     # ---- learning from outcomes ---------------------------------------------------------------
 
+    @traced("update_memory")
     def record_outcome(
         self,
         episode_id: str,
@@ -118,6 +120,7 @@ class LearningMethods:
         self._quarantine.learn_from_outcome(report)
         return report
 
+    @traced("update_memory")
     def feedback(self, event_id: str, reward: float, *, tenant: str | None = None) -> OutcomeReport:
         """Feedback on one step (``reward`` in [-1, 1]): its delta learns with full weight."""
         report = self._learner.feedback(event_id, reward, tenant)

@@ -54,6 +54,7 @@ from deltacore.retrieval.causal import causal_chain
 from deltacore.belief import BeliefLayer
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
+from deltacore.engine.monitoring import MonitoringMethods, traced
 from deltacore.engine.trust import TrustMethods
 from deltacore.storage import HotTier, SQLStore
 from deltacore.storage.vector_access import VectorAccess
@@ -71,7 +72,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
+class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, MonitoringMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -137,6 +138,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         self._decisions = DecisionRecall(
             self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
         )
+        self._init_governance()  # budgets, degradation levels, monitoring, telemetry (monitoring.py)
         # Crash recovery: what a write committed to do and never did is replayed now (vector
         # writes in the outbox, journaled after-commit steps).
         self.apply_outbox()
@@ -147,7 +149,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         steps = AfterCommitSteps(self._sql, AfterCommitJournal())
         steps.register(TrustPlaybookStep(self.config.trust, self._trust, self._propagator))
         steps.register(BeliefStep(self._beliefs))
-        steps.register(OutboxStep(self.apply_outbox))
+        steps.register(OutboxStep(self._apply_outbox_after_write))
         steps.register(SchemaDriftStep(self._drift))
         steps.register(HoneypotStep(self._honeypots))
         return steps
@@ -204,7 +206,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         Good events are stored even when others are rejected; ``IngestResult.rejected`` says
         which and why. ``channel`` is where the events really came from (user, tool, document…).
         """
-        return self._pipeline.run(coerce_batch(events), coerce_channel(channel))
+        return self._governed_ingest(coerce_batch(events), coerce_channel(channel))
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id (the id of the stored copy for a duplicate)."""
@@ -235,8 +237,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
             if criteria is not None:
                 fields.setdefault("text", criteria)
             criteria = _build_criteria(fields)
-        self.apply_outbox()  # read-your-writes across processes
-        return self._retriever.query(criteria)
+        return self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
 
     def events(
         self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any
@@ -302,6 +303,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
 
     # ---- delete and maintenance -------------------------------------------------------------
 
+    @traced("delete_memory")
     def delete(
         self,
         event_ids: Sequence[str] | None = None,

@@ -55,6 +55,14 @@ class SearchBudget(BaseModel):
     deadline_ms: float | None = Field(default=None, gt=0)
     """Latency the caller can afford, in milliseconds. Carried for a governor to set and
     routers to honour; no router cuts its search short on it yet."""
+    routers: tuple[str, ...] | None = None
+    """The only routers this query may run (the governor's degradation plan); None = every
+    router the query chooses. When none of the query's stage-one routers is allowed, lexical
+    (or recency, for a query without text) runs instead."""
+    hot_only: bool = False
+    """Vector search answers only from the HOT tier (no vector-index or SQL scan): level 3+."""
+    level: int = Field(default=0, ge=0, le=5)
+    """The degradation level this budget was planned at (for reports; 0 = full operation)."""
 
 
 class QueryCriteria(Scoped):

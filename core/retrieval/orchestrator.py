@@ -19,7 +19,7 @@ from deltacore.retrieval.defence import RetrievalDefence
 from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
 from deltacore.retrieval.packing import pack
-from deltacore.retrieval.presets import choose_routers
+from deltacore.retrieval.presets import allowed_routers, choose_routers
 from deltacore.retrieval.query_analysis import analyze
 from deltacore.retrieval.rerank import Reranker, apply_reranker
 from deltacore.retrieval.routers import Ranked, SearchContext, build_routers
@@ -41,6 +41,19 @@ _FLAG_OF_CONFLICT = {
 
 def _rrf_ignoring_depth(ranked: Any, weights: Any, depth: int | None = None, k: int = 60) -> Any:
     return reciprocal_rank_fusion(ranked, weights, k)
+
+
+def _timed(
+    search: Callable[[SearchContext], Ranked], name: str, report: Callable[[str, str, float], None]
+) -> Callable[[SearchContext], Ranked]:
+    def timed(context: SearchContext) -> Ranked:
+        start = time.perf_counter()
+        try:
+            return search(context)
+        finally:
+            report(context.criteria.tenant, name, (time.perf_counter() - start) * 1000.0)
+
+    return timed
 
 
 class Retriever:
@@ -86,6 +99,8 @@ class Retriever:
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
         self._free_workers = threading.Semaphore(max(router_threads - 1, 0))
+        self.on_router_time: Callable[[str, str, float], None] | None = None
+        """Called with (tenant, router, milliseconds) after each router's search (monitoring)."""
 
     def budget(self, criteria: QueryCriteria) -> SearchBudget:
         """What a query may spend when nobody says otherwise: the configured candidate pool, or
@@ -102,11 +117,13 @@ class Retriever:
         with self._sql.reader() as conn:
             # The store lookup of named entities only matters when the routers are chosen from the
             # query or the entity router was asked for.
-            needs_entities = not criteria.routers or any(
+            needs_entities = (not criteria.routers or any(
                 r in (RouterName.ENTITY, PresetName.ENTITY) for r in criteria.routers
-            )
+            )) and (budget.routers is None or RouterName.ENTITY in budget.routers)
             analysis = analyze(criteria.text, conn if needs_entities else None, criteria.tenant)
             weights = choose_routers(criteria, analysis)
+            if budget.routers is not None:  # a degradation plan (deltacore.governor.levels)
+                weights = allowed_routers(weights, budget.routers, criteria)
             context = SearchContext(
                 criteria=criteria,
                 analysis=analysis,
@@ -178,6 +195,8 @@ class Retriever:
         about its slowest router instead of their sum.
         """
         names = list(searches)
+        if self.on_router_time is not None:
+            searches = {name: _timed(search, name, self.on_router_time) for name, search in searches.items()}
         executor = self._router_executor() if len(names) > 1 else None
         if executor is None:
             return {name: searches[name](context) for name in names}

@@ -49,6 +49,16 @@ def _plain(names: object) -> list[str]:
     return [str(name) for name in names]  # type: ignore[attr-defined]
 
 
+def allowed_routers(weights: dict[RouterName, float], allowed: tuple[str, ...], criteria: QueryCriteria) -> dict[RouterName, float]:
+    """``weights`` without the routers a degradation plan leaves out. A query whose stage-one
+    routers are all left out still gets one: lexical, or recency when it has no text."""
+    kept = {name: weight for name, weight in weights.items() if name in allowed}
+    if not any(name in STAGE_ONE for name in kept):
+        fallback = _LEXICAL if criteria.text else _RECENCY
+        kept[fallback] = AUTO_WEIGHTS[fallback]
+    return kept
+
+
 def choose_routers(criteria: QueryCriteria, analysis: QueryAnalysis) -> dict[RouterName, float]:
     """Router -> fusion weight for this query."""
     if criteria.routers:

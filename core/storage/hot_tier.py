@@ -45,6 +45,7 @@ class HotTier:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self._searches: dict[str, list[int]] = {}  # tenant -> [answered here, all vector searches]
 
     def __len__(self) -> int:
         return sum(len(scope.ids) for scope in self._scopes.values())
@@ -73,6 +74,26 @@ class HotTier:
             self._scopes[tenant] = CachedTenant(list(ids), (vectors / norms).astype(np.float32), metadata, signature)
             while len(self) > self.capacity:
                 self._scopes.popitem(last=False)
+
+    def record_search(self, tenant: str, answered: bool) -> None:
+        """Count a query's vector search, and whether this tier answered it (monitoring)."""
+        with self._lock:
+            counts = self._searches.setdefault(tenant, [0, 0])
+            counts[0] += answered
+            counts[1] += 1
+
+    def hit_rate(self, tenant: str | None = None) -> float | None:
+        """Vector searches this tier answered, of all (of one tenant, or all); None before any."""
+        with self._lock:
+            rows = [self._searches.get(tenant, [0, 0])] if tenant is not None else list(self._searches.values())
+        answered, total = sum(r[0] for r in rows), sum(r[1] for r in rows)
+        return round(answered / total, 4) if total else None
+
+    def held(self, tenant: str | None = None) -> tuple[int, int]:
+        """(vectors, bytes) cached for one tenant or all."""
+        with self._lock:
+            scopes = [self._scopes[tenant]] if tenant in self._scopes else [] if tenant is not None else list(self._scopes.values())
+            return sum(len(s.ids) for s in scopes), sum(int(s.vectors.nbytes) for s in scopes)
 
     def invalidate(self, tenant: str | None = None) -> None:
         with self._lock:

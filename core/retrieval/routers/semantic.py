@@ -61,10 +61,15 @@ def plain_neighbours(context: SearchContext, n: int) -> Ranked:
 
 def semantic_search(context: SearchContext, limit: int, extra_where: Sequence[dict[str, Any]] = ()) -> Ranked:
     vector = context.query_vector()
+    hot_only = context.budget.hot_only
     if not extra_where:
-        hot = _hot_search(context, vector, limit)
+        hot = _hot_search(context, vector, limit, load=not hot_only)
+        if context.hot is not None:
+            context.hot.record_search(context.criteria.tenant, hot is not None)
         if hot is not None:
             return hot
+    if hot_only:
+        return []  # degradation level 3+: no vector search beyond the HOT tier
     if context.index is not None:
         clauses = [*chroma_scope(context.scope), *extra_where]
         return context.index.query(context.criteria.tenant, vector, limit, chroma_where(clauses))
@@ -160,7 +165,7 @@ def _scan(context: SearchContext, seqs: list[int], limit: int) -> Ranked:
     return top_by_cosine(ids, vectors, context.query_vector(), limit)
 
 
-def _hot_search(context: SearchContext, vector: np.ndarray, limit: int) -> Ranked | None:
+def _hot_search(context: SearchContext, vector: np.ndarray, limit: int, load: bool = True) -> Ranked | None:
     """Exact search in the HOT tier when it holds the whole tenant; None = ask the warm tier."""
     hot = context.hot
     if hot is None or hot.capacity <= 0:
@@ -170,12 +175,12 @@ def _hot_search(context: SearchContext, vector: np.ndarray, limit: int) -> Ranke
     if signature[0] == 0 or signature[0] > hot.capacity:
         return None
     scope = hot.lookup(tenant, signature)
-    if scope is None:
+    if scope is None and load:
         ids, vectors, metadata = context.sql.tenant_vectors(context.conn, tenant, SCOPE_METADATA)
         hot.load(tenant, signature, ids, vectors, metadata)
         scope = hot.lookup(tenant, signature)
-        if scope is None:
-            return None
+    if scope is None:
+        return None
     return hot.retrieve(scope, vector, limit, scope_predicate(context.scope))
 
 
