@@ -74,7 +74,7 @@ def grouped_bars(
         f'<line x1="{left}" y1="{base}" x2="{WIDTH - 10}" y2="{base}" class="axis"/>'
     )
     parts.append(
-        f'<text x="{left - 4}" y="16" text-anchor="end" class="value">{_number(top)}{escape(unit)}</text>'
+        f'<text x="{left + 2}" y="12" class="value">max {_number(top)}{escape(unit)}</text>'
     )
     for g, (label, vs) in enumerate(groups):
         x0 = left + g * slot + 6
