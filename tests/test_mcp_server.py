@@ -15,8 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -291,3 +294,68 @@ async def test_two_servers_on_one_store_writing_at_once_lose_nothing(backend) ->
     assert stored == expected
     # Every vector reached the index: the embedded owner (or this reopen) drained the outbox.
     assert stats.outbox_pending == 0 and stats.vectors == 2 * per_server
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[str]:
+    """``deltacore mcp STORE --http PORT`` in a subprocess; yields its URL once the port answers."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = server_params({"path": tmp_path / "unused"}).env
+    # The store as the positional STORE, as in the docs' client configuration.
+    command = [
+        sys.executable,
+        "-m",
+        "deltacore.cli",
+        "mcp",
+        str(tmp_path / "store"),
+        "--embedder",
+        "fake",
+        "--http",
+        str(port),
+    ]
+    log_path = tmp_path / "mcp-http.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    assert proc.poll() is None and time.monotonic() < deadline, (
+                        log_path.read_text()
+                    )
+                    time.sleep(0.3)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+async def test_streamable_http_on_loopback(http_server: str, tmp_path: Path) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(http_server) as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        stored = await call(
+            session,
+            "add_memory",
+            text="the staging database is pg-staging-2",
+            kind="fact",
+        )
+        found = await call(
+            session, "search_memory", query="which staging database?", top_k=1
+        )
+        assert found["memories"][0]["id"] == stored["id"]
+    assert (tmp_path / "store" / "deltacore.db").exists() and not (
+        tmp_path / "unused"
+    ).exists()

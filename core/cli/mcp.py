@@ -23,6 +23,9 @@ def add_mcp_command(
         "Over stdio by default (what MCP clients spawn); --http PORT serves streamable HTTP at "
         "http://127.0.0.1:PORT/mcp instead. Creates the store if the folder holds none.",
     )
+    from deltacore.cli.inspect import store_argument
+
+    store_argument(mcp)
     mcp.add_argument(
         "--http",
         type=int,
