@@ -221,10 +221,14 @@ def test_inspector_in_a_real_browser(inspector, tmp_path: Path) -> None:
         expect(body).not_to_contain_text("Berlin")
         expect(body).not_to_contain_text("Go")
         expect(page.locator("#asof-label")).not_to_have_text("now")
-        expect(facts.locator("table").nth(1)).to_contain_text(
-            "Python"
-        )  # the open conflict
-        _save(facts, shots, "inspector-facts.png")
+        expect(facts.locator("table").nth(1)).to_contain_text("Python")  # the conflict
+        _save(page.locator("#facts"), shots, "inspector-facts.png")
+        assert (
+            "at=" in page.url
+        )  # the URL keeps the time: reloading it shows the same view
+        page.reload()
+        expect(page.locator("#facts-body")).to_contain_text("Paris")
+        expect(page.locator("#asof-label")).not_to_have_text("now")
         assert failed == [], (
             f"requests that failed (nothing may leave the loopback page): {failed}"
         )
@@ -241,7 +245,7 @@ def test_inspector_in_a_real_browser(inspector, tmp_path: Path) -> None:
 
 
 def test_read_only_inspector_shows_no_buttons_and_refuses_reviews(demo_store) -> None:
-    from deltacore.server.inspector.app import build_app
+    from deltacore.server.inspector.app import LOOPBACK_HOSTS, build_app
     from starlette.testclient import TestClient
 
     path, info = demo_store
@@ -272,6 +276,14 @@ def test_read_only_inspector_shows_no_buttons_and_refuses_reviews(demo_store) ->
         assert [event.id for event in memory.quarantined()] == ["poison-1"]
 
         assert client.get("/api/facts?at=not-a-time").status_code == 400
+
+        # Bound to loopback, a request for another host name (DNS rebinding) is refused.
+        guarded = TestClient(
+            build_app(memory, allowed_hosts=LOOPBACK_HOSTS),
+            base_url="http://127.0.0.1:8765",
+        )
+        assert guarded.get("/").status_code == 200
+        assert guarded.get("/", headers={"Host": "attacker.example"}).status_code == 400
         assert [
             row[2]
             for row in client.get(f"/api/facts?at={ago(21).timestamp():.0f}").json()[

@@ -15,6 +15,8 @@
     deltacore facts --subject alice                  # what is believed now; --at 2026-03-01 as it stood then
     deltacore conflicts                              # contradictions the store could not settle (E03)
     deltacore conflicts --resolve ID --as new --note "HR confirmed the move"
+    deltacore mcp ./agent_memory                     # MCP server on stdio; --http PORT for loopback HTTP
+    deltacore inspect ./agent_memory --allow-review  # the inspector page on http://127.0.0.1:8765/
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -28,7 +30,8 @@ already resolved review item or conflict).
 One module per job: ``program`` (entry point, errors to exit statuses), ``parser`` (every
 subcommand and option), ``store`` (which store to open), ``ingest``, ``query`` (also ``stats`` and
 ``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``), ``beliefs`` (``facts``,
-``conflicts``) and ``formatting``.
+``conflicts``), ``mcp``, ``inspect`` (they hand the open store to ``deltacore.server``) and
+``formatting``.
 """
 
 from deltacore.cli.program import main

@@ -41,6 +41,8 @@ from deltacore.server.inspector import data, views
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_NAMES = ("localhost",)
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+"""The Host headers a loopback-bound inspector answers (anything else: 400, DNS rebinding)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -218,7 +220,7 @@ def serve(
         import uvicorn
     except ImportError as exc:  # pragma: no cover
         raise MissingExtraError("the inspector", "inspector", "uvicorn") from exc
-    allowed = ["127.0.0.1", "localhost", "::1", "[::1]"] if is_loopback(host) else None
+    allowed = LOOPBACK_HOSTS if is_loopback(host) else None
     app = build_app(
         memory,
         tenant=tenant,
