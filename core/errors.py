@@ -182,7 +182,8 @@ class OverloadedError(DeltaCoreError):
         p95 = f"p95 {p95_ms:.1f} ms" if p95_ms is not None else "p95"
         super().__init__(
             f"tenant {tenant!r} is overloaded (degradation level 5: {p95} over the {target_ms} ms target at every "
-            f"lower level), so this {operation} was refused; retry in {retry_after:.1f} s, lower the load, or raise "
+            f"lower level), so this {operation} was refused (level 5 refuses writes and runs only "
+            f"GovernorPolicy.refuse_concurrency queries at once); retry in {retry_after:.1f} s, lower the load, or raise "
             f"MemoryBudget.query_p95_ms / pin a level with memory.set_budget({tenant!r}, pin_level=3)"
         )
 

@@ -73,6 +73,8 @@ class GovernorPolicy(BaseModel):
     max_level: int = Field(default=5, ge=0, le=5)
     """Highest level the controller may reach on its own (5 refuses queries; 3 never queues or
     refuses)."""
+    refuse_concurrency: int = Field(default=1, ge=1)
+    """Queries of a tenant that run at once in a process at level 5; the rest are refused."""
     shrunk_pool_fraction: float = Field(default=0.25, gt=0, le=1)
     """Candidate pool from level 2 on, as a fraction of the normal one (never below ``top_k``)."""
 

@@ -202,6 +202,7 @@ class MonitoringMethods:
             for tenant in tenants:
                 self._apply_level_changes(self._governor.evaluate(tenant))
                 if refuses(self._governor.level(tenant)):
+                    self._governor.controller(tenant).refused()
                     raise self._overloaded(tenant, "write")
             self._check_quotas(batch, tenants)
             result = self._pipeline.run(batch, channel)
@@ -235,19 +236,25 @@ class MonitoringMethods:
         start = time.perf_counter()
         self._apply_level_changes(self._governor.evaluate(tenant))
         level = self._governor.level(tenant)
+        controller = self._governor.controller(tenant)
         with self._telemetry.operation("search_memory", tenant, criteria.text) as op:
             op.level = level
-            if refuses(level):
+            if (
+                not controller.admit()
+            ):  # level 5 runs only refuse_concurrency queries at once
                 raise self._overloaded(tenant, "query")
-            if not writes_queued(level):
-                self.apply_outbox()  # read-your-writes across processes
-            plan = read_plan(
-                level,
-                self._retriever.budget(criteria),
-                criteria.top_k,
-                self._governor.policy,
-            )
-            packets: list[MemoryPacket] = self._retriever.query(criteria, plan)
+            try:
+                if not writes_queued(level):
+                    self.apply_outbox()  # read-your-writes across processes
+                plan = read_plan(
+                    level,
+                    self._retriever.budget(criteria),
+                    criteria.top_k,
+                    self._governor.policy,
+                )
+                packets: list[MemoryPacket] = self._retriever.query(criteria, plan)
+            finally:
+                controller.release()
             op.records = len(packets)
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         self._meter.record_query(

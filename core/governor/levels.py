@@ -13,14 +13,17 @@ What each level does to a tenant's traffic (``docs/operating.md`` has the table)
       recency for queries without text
 4     reads as level 3; writes commit to SQL but their vectors stay queued in the outbox (no
       vector-index write, no outbox drain before a query) until the level falls below 4
-5     refuse: ``query`` and ``ingest`` raise ``OverloadedError`` (it names the level, the p95,
-      the target and what to do); the controller probes level 4 again after the dwell time
+5     refuse: reads as level 3, but only ``GovernorPolicy.refuse_concurrency`` queries of the
+      tenant run at once in this process; every other query, and every write, raises
+      ``OverloadedError`` (it names the level, the p95, the target and what to do). The level
+      is left (to 4) once nothing was refused for a dwell time: the excess demand has gone
 ====  ==========================================================================================
 
 The controller judges only the queries measured *at the current level* (at least
 ``min_samples`` of them, after ``dwell_seconds``): p95 above ``target × raise_above`` → one level
 up; p95 below ``target × lower_below`` → one level down; in between it stays (hysteresis). Too
-few queries over a dwell time means the load has gone: one level down per dwell time elapsed.
+few queries waits for more; no query at all for a dwell time means the load has gone: one level
+down per dwell time without a query.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ LEVEL_NAMES = {
     NARROW: "candidate pools shrunk",
     HOT_LEXICAL: "HOT + lexical only",
     QUEUE_WRITES: "writes queued to the outbox",
-    REFUSE: "refusing queries and writes",
+    REFUSE: "refusing writes and excess queries",
 }
 _STAGE_ONE = (
     RouterName.SEMANTIC,
@@ -113,10 +116,14 @@ class LevelController:
         self.level = FULL
         self.changed_at = time.monotonic()
         self._samples: list[float] = []  # latencies (ms) measured at the current level
+        self._last_sample = self.changed_at
+        self._last_refusal = self.changed_at
+        self._in_flight = 0
         self._lock = threading.Lock()
 
-    def observe(self, latency_ms: float) -> None:
+    def observe(self, latency_ms: float, now: float | None = None) -> None:
         with self._lock:
+            self._last_sample = time.monotonic() if now is None else now
             self._samples.append(latency_ms)
             if len(self._samples) > 4 * self.policy.min_samples + 1000:
                 del self._samples[: len(self._samples) // 2]  # keep the newest
@@ -143,10 +150,14 @@ class LevelController:
             if elapsed < self.policy.dwell_seconds:
                 return []
             if self.level == REFUSE:
+                # The admitted queries are fast by construction; what says the overload is over
+                # is that nothing had to be refused for a dwell time.
+                if now - self._last_refusal < self.policy.dwell_seconds:
+                    return []
                 return [
                     self._move(
                         QUEUE_WRITES,
-                        "probing after refusing for the dwell time",
+                        "nothing refused for the dwell time",
                         None,
                         target_ms,
                         now,
@@ -154,14 +165,16 @@ class LevelController:
                 ]
             samples = self._samples
             if len(samples) < self.policy.min_samples:
-                # Load has gone: one level down per dwell time without enough queries to judge.
-                steps = min(self.level, int(elapsed // self.policy.dwell_seconds))
+                # Too few queries to judge: wait for more, unless none came for a dwell time —
+                # then the load has gone: one level down per dwell time without a query.
+                quiet = now - max(self._last_sample, self.changed_at)
+                steps = min(self.level, int(quiet // self.policy.dwell_seconds))
                 changes = []
                 for _ in range(steps):
                     changes.append(
                         self._move(
                             self.level - 1,
-                            "load ended (too few queries to judge)",
+                            "load ended (no queries for the dwell time)",
                             None,
                             target_ms,
                             now,
@@ -188,9 +201,9 @@ class LevelController:
                         now,
                     )
                 ]
-            if len(samples) >= 4 * self.policy.min_samples:
-                # Judge a fresh sample next time: the level holds, but the load may change.
-                self._samples = samples[-self.policy.min_samples :]
+            # The level holds; the next judgement uses queries measured from now on (the load
+            # may have changed since these).
+            self._samples = []
             return []
 
     def _move(
@@ -213,6 +226,24 @@ class LevelController:
         self.changed_at = now
         self._samples = []
         return change
+
+    def admit(self, now: float | None = None) -> bool:
+        """Whether a query may run now (always, below level 5); pair with :meth:`release`."""
+        with self._lock:
+            if self.level < REFUSE or self._in_flight < self.policy.refuse_concurrency:
+                self._in_flight += 1
+                return True
+            self._last_refusal = time.monotonic() if now is None else now
+            return False
+
+    def release(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def refused(self, now: float | None = None) -> None:
+        """A write was refused at level 5: demand is still there."""
+        with self._lock:
+            self._last_refusal = time.monotonic() if now is None else now
 
     def seconds_to_next_judgement(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now

@@ -29,7 +29,9 @@ def _load_encoding() -> Any:
             return tiktoken.get_encoding(name)
         except Exception as exc:  # noqa: BLE001 - unknown name, network error, bad cache
             log.debug("tiktoken encoding %s unavailable: %s", name, exc)
-    log.warning("no tiktoken encoding available offline; token counts are estimated (chars / 3)")
+    log.warning(
+        "no tiktoken encoding available offline; token counts are estimated (chars / 3)"
+    )
     return None
 
 
