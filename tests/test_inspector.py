@@ -14,6 +14,7 @@ Without chromium (or Playwright) the browser test is skipped locally and fails i
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -275,6 +276,29 @@ def test_read_only_inspector_shows_no_buttons_and_refuses_reviews(demo_store) ->
         )
         assert [event.id for event in memory.quarantined()] == ["poison-1"]
 
+        # With the page's token, Release puts the event back and the page no longer lists it.
+        token = re.search(r'name="token" value="([^"]+)"', client.get("/").text).group(
+            1
+        )
+        bad = client.post(
+            f"/review/{info['reviews'][0]}",
+            data={"resolution": "maybe", "token": token},
+        )  # type: ignore[index]
+        assert bad.status_code == 400 and len(memory.review_queue()) == len(
+            info["reviews"]
+        )  # type: ignore[arg-type]
+        released = client.post(
+            "/quarantine/poison-1",
+            data={"verdict": "release", "token": token},
+            follow_redirects=False,
+        )
+        assert released.status_code == 303 and memory.quarantined() == []
+        assert "nothing in quarantine" in client.get("/").text
+        again = client.post(
+            "/quarantine/poison-1", data={"verdict": "release", "token": token}
+        )
+        assert again.status_code == 400 and "not in quarantine" in again.text
+
         assert client.get("/api/facts?at=not-a-time").status_code == 400
 
         # Bound to loopback, a request for another host name (DNS rebinding) is refused.
@@ -315,3 +339,27 @@ def test_a_non_loopback_bind_needs_an_explicit_host(
         check_bind(loopback, explicit=False)
     code = main(["--embedder", "fake", "inspect", str(path), "--port", "70000"])
     assert code == 2 and "--port" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "extra"),
+    [("inspect", "starlette", "inspector"), ("mcp", "mcp", "mcp")],
+)
+def test_without_its_extra_a_server_command_names_it(
+    command, module, extra, demo_store
+) -> None:
+    path, _ = demo_store
+    code = (
+        f"import sys; sys.modules[{module!r}] = None\n"
+        "from deltacore.cli import main\n"
+        f"sys.exit(main(['--embedder', 'fake', {command!r}, {str(path)!r}]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert f"pip install 'deltacore[{extra}]'" in result.stderr

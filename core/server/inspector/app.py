@@ -101,10 +101,19 @@ def build_app(
         search = None
         text = request.query_params.get("q", "").strip()
         if text:
-            search = {
-                "text": text,
-                "packets": memory.query(text, top_k=10, tenant=tenant),
-            }
+            try:
+                search = {
+                    "text": text,
+                    "packets": memory.query(text, top_k=10, tenant=tenant),
+                }
+            except (
+                DeltaCoreError
+            ) as exc:  # e.g. the query reached a honeypot: say so on the page
+                search = {
+                    "text": text,
+                    "packets": [],
+                    "error": f"{type(exc).__name__}: {exc}",
+                }
         episode_id = request.query_params.get("episode")
         chain = data.episode_chain(memory, episode_id, tenant) if episode_id else None
         sections = [

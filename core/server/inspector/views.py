@@ -183,6 +183,8 @@ def search_form(search: dict[str, Any] | None) -> str:
     )
     if not search:
         return form
+    if search.get("error"):
+        return form + f'<p class="error">{_e(search["error"])}</p>'
     rows = [
         (
             f"{p.score:.3f}",
