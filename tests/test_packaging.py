@@ -35,7 +35,7 @@ def test_importing_deltacore_imports_no_framework():
     code = (
         "import sys, deltacore, deltacore.engine, deltacore.cli;"
         "bad = [m for m in ('langchain_core', 'langchain', 'autogen_agentchat', 'autogen_core', 'crewai',"
-        " 'llama_index', 'sentence_transformers', 'torch') if m in sys.modules];"
+        " 'llama_index', 'sentence_transformers', 'torch', 'mcp', 'starlette', 'uvicorn') if m in sys.modules];"
         "print(','.join(bad))"
     )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

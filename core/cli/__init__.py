@@ -17,6 +17,8 @@
     deltacore conflicts --resolve ID --as new --note "HR confirmed the move"
     deltacore verify-erasure "Alice Smith" --identifier alice@example.org   # is anything of her left?
     deltacore monitor --tenant acme                  # the memory economy (rich table; --json)
+    deltacore mcp ./agent_memory                     # MCP server on stdio; --http PORT for loopback HTTP
+    deltacore inspect ./agent_memory --allow-review  # the inspector page on http://127.0.0.1:8765/
 
 Where the store lives: ``--path DIR`` (embedded SQLite + Chroma, default ``./deltacore_data``),
 or ``--database-url`` (PostgreSQL) with ``--chroma-url`` (a Chroma server). The environment
@@ -30,7 +32,8 @@ already resolved review item or conflict).
 One module per job: ``program`` (entry point, errors to exit statuses), ``parser`` (every
 subcommand and option), ``store`` (which store to open), ``ingest``, ``query`` (also ``stats`` and
 ``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``), ``beliefs`` (``facts``,
-``conflicts``), ``erasure`` (``verify-erasure``), ``monitor`` and ``formatting``.
+``conflicts``), ``erasure`` (``verify-erasure``), ``monitor``, ``mcp``, ``inspect`` (they hand the open
+store to ``deltacore.server``) and ``formatting``.
 """
 
 from deltacore.cli.program import main

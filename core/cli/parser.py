@@ -258,5 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
     monitor.add_argument("--json", action="store_true", help="print the MemoryEconomy as JSON")
     store_options(monitor, top_level=False)
     monitor.set_defaults(handler=run_monitor)
+
+    # Serving the store (issue 19): the MCP server and the inspector page, in their own modules.
+    from deltacore.cli.inspect import add_inspect_command
+    from deltacore.cli.mcp import add_mcp_command
+
+    add_mcp_command(commands, store_options)
+    add_inspect_command(commands, store_options)
     return parser
 

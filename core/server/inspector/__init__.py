@@ -1,0 +1,1 @@
+"""The local inspector page (``deltacore inspect``): Starlette + uvicorn, assets shipped in the package."""
