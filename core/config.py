@@ -79,6 +79,12 @@ class DeltaCoreConfig(BaseModel):
     belief: BeliefPolicy = Field(default_factory=BeliefPolicy)
     """How facts supersede each other and how observations go stale (``docs/architecture.md``,
     "What is still true"); a dict is accepted."""
+    dedupe: Literal["occurrence", "content", "off"] = "occurrence"
+    """When a write is a duplicate of a stored event (``docs/api.md``, "Duplicates"): same
+    tenant, scope, parents, kind, role, actor, text, tool and arguments, and ``meta["dedupe_key"]``
+    when given — and, with ``occurrence`` (the default), the same ``ts`` when the caller gave one,
+    so a message repeated at another time is a new turn. ``content``: the time is ignored (one
+    copy per content). ``off``: only a replay of the same event ``id`` is a duplicate."""
 
     @field_validator("belief")
     @classmethod

@@ -116,6 +116,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
             self._tokens,
             config.max_text_chars,
             self._after_commit_steps(),
+            dedupe=config.dedupe,
         )
         self._retriever = Retriever(
             self._sql,
