@@ -37,6 +37,7 @@ from deltacore.model import (
     Event,
     IngestResult,
     MemoryPacket,
+    Namespace,
     OutcomeReport,
     PropagationReport,
     QuarantineReview,
@@ -232,6 +233,10 @@ class AsyncDeltaCore:
     async def trust_score(self, source: str, *, tenant: str = "default") -> float:
         """The learned reputation of a writer; see :meth:`DeltaCore.trust_score`."""
         return await asyncio.to_thread(self.sync.trust_score, source, tenant=tenant)
+
+    async def namespaces(self, event_ids: Sequence[str], *, tenant: str = "default") -> dict[str, Namespace]:
+        """The trust namespace of each stored event; see :meth:`DeltaCore.namespaces`."""
+        return await asyncio.to_thread(self.sync.namespaces, event_ids, tenant=tenant)
 
     # ---- delete and maintenance -------------------------------------------------------------
 

@@ -58,7 +58,7 @@ PUBLIC_API = [
 
 ENGINE_METHODS = [
     "add", "apply_outbox", "close", "conflicts", "delete", "embed", "events", "facts", "feedback", "get", "history",
-    "ingest", "observe_tools", "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query",
+    "ingest", "namespaces", "observe_tools", "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query",
     "query_belief", "query_causal", "recall_decisions", "record_outcome", "record_retrieval", "reindex",
     "resolve_conflict", "resolve_review", "retrievals",
     "review_queue", "security_events", "stats", "system_events", "tool_schemas", "trust_score",

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -52,11 +53,13 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from deltacore.adapters._shared import TOP_K_LIMIT, iter_events, json_safe, raise_rejections, stable_id
+from deltacore.adapters._shared import TOP_K_LIMIT, gateway_notes, iter_events, json_safe, raise_rejections, stable_id
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import NotFoundError
 from deltacore.model import Channel, Event, EventKind, MemoryPacket
+
+log = logging.getLogger(__name__)
 
 Namespace = tuple[str, ...]
 _SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
@@ -150,7 +153,7 @@ class DeltaCoreLangGraphStore(BaseStore):
         ]
         self.memory.delete(ids, tenant=self.tenant)
         if events:
-            raise_rejections(self.memory.ingest(events, channel=self.channel))
+            gateway_notes(raise_rejections(self.memory.ingest(events, channel=self.channel)), log, "store item")
 
     def _event(self, op: PutOp, created_at: str, now: datetime) -> dict[str, Any]:
         namespace, value = tuple(op.namespace), dict(op.value or {})
