@@ -32,6 +32,7 @@ from deltacore.errors import (
     NotFoundError,
     PoisonDetected,
     SchemaDrift,
+    StoreClosedError,
     StoreLockedError,
     TemporalContradiction,
 )
@@ -109,6 +110,7 @@ __all__ = [
     "ReviewItem",
     "SchemaDrift",
     "SecurityEvent",
+    "StoreClosedError",
     "StoreLockedError",
     "StoreStats",
     "TemporalContradiction",

@@ -12,6 +12,7 @@
     ├── BackendError                         the database or vector index failed
     │   └── BackendUnavailableError          cannot reach PostgreSQL / a Chroma server
     ├── StoreLockedError                     another process owns an embedded store's vector index
+    ├── StoreClosedError                     a call on a store after close()
     └── MemoryException                      the nine memory failure classes, each with ``code``
         ├── PoisonDetected            E01    reported: quarantined and logged, never raised at the writer
         ├── CircularCausalChain       E02    raised by provenance walks on a loop
@@ -58,6 +59,7 @@ __all__ = [
     "NotFoundError",
     "PoisonDetected",
     "SchemaDrift",
+    "StoreClosedError",
     "StoreLockedError",
     "TemporalContradiction",
     "first_validation_error",
@@ -96,7 +98,31 @@ def first_validation_error(exc: Any, default_field: str) -> tuple[str, str]:
     """(dotted field, message) of a pydantic ``ValidationError``'s first error."""
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error["loc"]) or default_field
-    return field, error["msg"].removeprefix("Value error, ")
+    message = error["msg"].removeprefix("Value error, ")
+    expected = _EXPECTED.get(error["type"].split("_")[0]) if error["type"] not in ("value_error", "missing") else None
+    if expected:
+        message = f"{message}; expected {expected} (got {_shown(error.get('input'))})"
+    return field, message
+
+
+# What a field of each pydantic type looks like, with an example (the type-error families).
+_EXPECTED = {
+    "datetime": "an ISO 8601 date-time such as '2026-03-01T12:00:00Z' (no zone = UTC), a datetime or unix seconds",
+    "date": "an ISO 8601 date such as '2026-03-01'",
+    "int": "a whole number such as 5",
+    "float": "a number such as 0.5",
+    "bool": "true or false",
+    "dict": "a JSON object such as {\"service\": \"billing\"}",
+    "list": "a list such as [\"a\", \"b\"]",
+    "tuple": "a list such as [\"a\", \"b\"]",
+    "string": "text such as \"deploy billing\"",
+    "enum": "one of the listed values",
+}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class InvalidEventError(DeltaCoreError, ValueError):
@@ -134,9 +160,15 @@ class MissingExtraError(DeltaCoreError, ImportError):
 
     def __init__(self, what: str, extra: str, package: str | None = None) -> None:
         self.extra = extra
-        hint = f"pip install 'deltacore[{extra}]'"
+        # DeltaCore is installed from a checkout or a built wheel (it is not on a package index):
+        # the first command works from the repository root; the last only with an index that has it.
+        hint = (
+            f"in a DeltaCore checkout run pip install -e '.[{extra}]' (a built wheel: "
+            f"pip install 'dist/deltacore-<version>-py3-none-any.whl[{extra}]'; an index that has it: "
+            f"pip install 'deltacore[{extra}]')"
+        )
         detail = f" (the '{package}' package is not installed)" if package else ""
-        super().__init__(f"{what} needs the '{extra}' extra{detail}: run {hint}")
+        super().__init__(f"{what} needs the '{extra}' extra{detail}: {hint}")
 
 
 class BackendError(DeltaCoreError):
@@ -153,6 +185,11 @@ class StoreLockedError(DeltaCoreError):
     Raised only when ``DeltaCoreConfig.multi_process`` is ``"refuse"``; the default mode lets the
     other process write to SQL and leaves the vector writes in the outbox for the owner.
     """
+
+
+class StoreClosedError(DeltaCoreError):
+    """A method was called on a ``DeltaCore`` after :meth:`~deltacore.DeltaCore.close` (or after
+    its ``with`` block ended); open the store again with ``DeltaCore.open(...)``."""
 
 
 class MemoryException(DeltaCoreError):

@@ -51,7 +51,7 @@ PUBLIC_API = [
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
     "NotFoundError", "OutcomeReport", "PoisonDetected", "PropagationReport", "QuarantineReview",
-    "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "SecurityEvent", "StoreLockedError",
+    "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "SecurityEvent", "StoreClosedError", "StoreLockedError",
     "StoreStats", "TemporalContradiction", "ToolDrift", "TrustAction", "TrustDecision", "TrustPolicy",
     "__version__",
 ]

@@ -22,6 +22,7 @@ from deltacore.errors import (
     InvalidEventError,
     InvalidQueryError,
     NotFoundError,
+    StoreClosedError,
     StoreLockedError,
     first_validation_error,
 )
@@ -54,6 +55,7 @@ from deltacore.retrieval.causal import causal_chain
 from deltacore.belief import BeliefLayer
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
+from deltacore.engine.lifecycle import ClosedGuard
 from deltacore.engine.trust import TrustMethods
 from deltacore.storage import HotTier, SQLStore
 from deltacore.storage.vector_access import VectorAccess
@@ -71,7 +73,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
+class DeltaCore(ClosedGuard, LearningMethods, TrustMethods, BeliefMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -181,11 +183,18 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         return cls(config, extractor, allow_embedder_change)
 
     def close(self) -> None:
+        """Release connections, the vector index and worker threads; closing twice is a no-op.
+        Every other call on a closed store raises :class:`~deltacore.errors.StoreClosedError`."""
+        if self._closed:
+            return
+        self._closed = True
         self._retriever.close()
         self._vectors.close()
         self._sql.close()
 
     def __enter__(self) -> DeltaCore:
+        if self._closed:
+            raise StoreClosedError("this store is closed; open it again with DeltaCore.open(...)")
         return self
 
     def __exit__(self, *exc_info: object) -> None:
