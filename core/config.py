@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from deltacore.errors import ConfigurationError, first_validation_error
 from deltacore.belief_policy import BeliefPolicy
@@ -120,6 +120,18 @@ class DeltaCoreConfig(BaseModel):
         except ValueError as exc:
             raise ValueError(f"bad port ({exc})") from exc
         return value
+
+    @model_validator(mode="after")
+    def _vector_location_said(self) -> DeltaCoreConfig:
+        # Scale-out means many processes on many machines: an embedded Chroma quietly created in
+        # whatever folder each process started in would split the vectors between them.
+        if self.database_url and not self.is_sqlite and self.chroma_url is None and "path" not in self.model_fields_set:
+            raise ValueError(
+                "chroma_url: with a PostgreSQL database_url, say where the vectors live: "
+                "chroma_url='http://host:8000' (a `chroma run` server, for processes on many machines) "
+                "or path='/srv/deltacore' (an embedded Chroma folder, for processes on this machine only)"
+            )
+        return self
 
     @property
     def sql_url(self) -> str:

@@ -99,6 +99,9 @@ def first_validation_error(exc: Any, default_field: str) -> tuple[str, str]:
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error["loc"]) or default_field
     message = error["msg"].removeprefix("Value error, ")
+    named, _, rest = message.partition(": ")
+    if not error["loc"] and rest and named.isidentifier():
+        field, message = named, rest  # a whole-model check names the field it is about
     expected = _EXPECTED.get(error["type"].split("_")[0]) if error["type"] not in ("value_error", "missing") else None
     if expected:
         message = f"{message}; expected {expected} (got {_shown(error.get('input'))})"

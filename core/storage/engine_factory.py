@@ -24,6 +24,9 @@ def create_sql_engine(config: DeltaCoreConfig) -> Engine:
         import psycopg  # noqa: F401
     except ImportError as exc:
         raise MissingExtraError("A PostgreSQL database_url", "postgres", "psycopg") from exc
+    from deltacore.storage.provision import ensure_database
+
+    ensure_database(url)  # a missing database is created when the role may (else: what to run)
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
 
 
