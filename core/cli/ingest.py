@@ -129,9 +129,12 @@ def run_ingest(args: argparse.Namespace) -> int:
                     _send(memory, batch, batch_lines, args.channel, report)
             _send(memory, batch, batch_lines, args.channel, report)
     source = "stdin" if args.file == "-" else args.file
+    # Every line lands in exactly one count; a quarantined line is kept for review but never
+    # retrieved, so it is not counted as stored.
     print(
-        f"{source}: {report.lines} lines: {report.stored} stored, {report.duplicates} duplicates, "
-        f"{report.rejected} rejected, {report.quarantined} quarantined, {report.blocked} blocked"
+        f"{source}: {report.lines} lines: {report.stored - report.quarantined} stored, "
+        f"{report.quarantined} quarantined, {report.blocked} blocked, {report.duplicates} duplicates, "
+        f"{report.rejected} rejected"
     )
     return EXIT_FAILED if report.rejected else EXIT_OK
 
