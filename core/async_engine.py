@@ -261,9 +261,11 @@ class AsyncDeltaCore:
             session_id=session_id,
         )
 
-    async def reindex(self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512) -> int:
-        """Rebuild the vector index from SQL; see :meth:`DeltaCore.reindex`."""
-        return await asyncio.to_thread(self.sync.reindex, tenant, reembed=reembed, batch_size=batch_size)
+    async def reindex(
+        self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512, progress: Any = None
+    ) -> int:
+        """Rebuild the vector index from SQL; see :meth:`DeltaCore.reindex` (``progress`` runs in the worker thread)."""
+        return await asyncio.to_thread(self.sync.reindex, tenant, reembed=reembed, batch_size=batch_size, progress=progress)
 
     async def stats(self, tenant: str | None = None) -> StoreStats:
         """Counts and health of the store; see :meth:`DeltaCore.stats`."""

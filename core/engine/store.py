@@ -337,11 +337,14 @@ class DeltaCore(ClosedGuard, LearningMethods, TrustMethods, BeliefMethods):
         self.apply_outbox()
         return DeleteResult(event_ids=deleted, deltas_removed=n_deltas, links_removed=n_links)
 
-    def reindex(self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512) -> int:
+    def reindex(
+        self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512, progress: Any = None
+    ) -> int:
         """Rebuild the vector index from SQL (all tenants, or one); returns vectors written.
 
         ``reembed=True`` first recomputes every vector with the embedder this store was opened
-        with (after changing models; open with ``allow_embedder_change=True``)."""
+        with (after changing models; open with ``allow_embedder_change=True``). ``progress``:
+        ``progress(phase, done, total)`` after each batch (phases ``"reembed"``, ``"index"``)."""
         index = self._vectors.current()
         if index is None:
             raise StoreLockedError("another process owns this embedded store's vector index; reindex from that process")
@@ -349,9 +352,9 @@ class DeltaCore(ClosedGuard, LearningMethods, TrustMethods, BeliefMethods):
         tenants = [tenant] if tenant else self._sql.counts()["tenants"]
         if reembed:
             inner = self._embedder.inner
-            reembed_vectors(self._sql, lambda texts: embed_texts(inner, texts), embedding_text, tenants)
+            reembed_vectors(self._sql, lambda texts: embed_texts(inner, texts), embedding_text, tenants, progress=progress)
             self._sql.set_embedder(self._embedder.name, int(embed_texts(inner, ["dimension"]).shape[1]))
-        return rebuild_index(self._sql, index, tenants, batch_size)
+        return rebuild_index(self._sql, index, tenants, batch_size, progress)
 
     def stats(self, tenant: str | None = None) -> StoreStats:
         """Counts and health of the store (all tenants, or one): events, deltas, links, pending
