@@ -80,3 +80,35 @@ def test_readme_snippets_run_as_written(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "migration 42" in out  # the first snippet's answer to "why did the deploy fail?"
     assert "quarantine" in out  # the security snippet's page was held for review
+
+
+# ---- docs/adapters.md: each snippet is a whole program (imports, an offline model, tools) ------
+
+ADAPTER_SNIPPETS = snippets("docs/adapters.md")
+_FRAMEWORK_OF = {"langchain": "langchain_core", "autogen": "autogen_agentchat", "crewai": "crewai", "llamaindex": "llama_index"}
+
+
+def _framework(block: str) -> str:
+    return next(name for name in _FRAMEWORK_OF if f"deltacore.adapters.{name}" in block)
+
+
+def test_every_framework_has_a_snippet():
+    assert sorted(_framework(block) for block in ADAPTER_SNIPPETS) == sorted(_FRAMEWORK_OF)
+
+
+@needs_minilm
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("block", ADAPTER_SNIPPETS, ids=[_framework(b) for b in ADAPTER_SNIPPETS])
+def test_adapter_snippet_runs_as_written(block, tmp_path):
+    import subprocess
+    import sys
+
+    pytest.importorskip(_FRAMEWORK_OF[_framework(block)])
+    script = tmp_path / "snippet.py"
+    script.write_text(block)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip(), "the snippet prints the agent's answer"
+    assert (tmp_path / "memory" / "deltacore.db").is_file()  # it used the store it opened
