@@ -19,6 +19,7 @@ import json
 import logging
 import threading
 import uuid
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -322,3 +323,19 @@ def gateway_notes(result: IngestResult, logger: logging.Logger, what: str = "wri
             reasons = ", ".join(decision.reasons) or "low trust"
             logger.warning("DeltaCore %s %s %s (score %.2f: %s)", what, decision.event_id, outcome, decision.score, reasons)
     return notes
+
+
+# ---- one name for the store across adapters ------------------------------------------------------
+
+
+def renamed_store(store: Any, memory: Any, owner: str) -> Any:
+    """The ``store=`` every adapter takes; ``memory=`` (LangChain adapters before) still works,
+    with a ``DeprecationWarning``."""
+    if memory is None:
+        if store is None:
+            raise TypeError(f"{owner}() needs the DeltaCore store: {owner}(store)")
+        return store
+    warnings.warn(f"{owner}(memory=...) is deprecated; pass store= (the same DeltaCore)", DeprecationWarning, stacklevel=3)
+    if store is not None and store is not memory:
+        raise TypeError(f"{owner}(): store= and memory= name two different stores; pass store= only")
+    return memory

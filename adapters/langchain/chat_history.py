@@ -29,7 +29,7 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict, messages_from_dict
 
-from deltacore.adapters._shared import ScopedAdapter, adapter_scope, gateway_notes, iter_events, json_safe, raise_rejections
+from deltacore.adapters._shared import renamed_store, ScopedAdapter, adapter_scope, gateway_notes, iter_events, json_safe, raise_rejections
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.adapters.langchain._messages import content_text, message_from_role, role_of, tool_call_summary
 from deltacore import AsyncDeltaCore, DeltaCore
@@ -43,7 +43,7 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
 
     def __init__(
         self,
-        memory: DeltaCore | AsyncDeltaCore,
+        store: DeltaCore | AsyncDeltaCore | None = None,
         session_id: str | None = None,
         *,
         scope: Scope | None = None,
@@ -51,7 +51,9 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
         user_id: str | None = None,
         agent_id: str | None = None,
         source: str = "chat_history",
+        memory: DeltaCore | AsyncDeltaCore | None = None,
     ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         if not self.scope.session_id:
             raise ValueError("session_id is empty: a chat history needs a session id")

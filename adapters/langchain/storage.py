@@ -30,7 +30,7 @@ from typing import Any
 
 from langchain_core.stores import BaseStore
 
-from deltacore.adapters._shared import ScopedAdapter, adapter_scope, gateway_notes, iter_events, raise_rejections, stable_id
+from deltacore.adapters._shared import renamed_store, ScopedAdapter, adapter_scope, gateway_notes, iter_events, raise_rejections, stable_id
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError, NotFoundError
@@ -46,14 +46,16 @@ class DeltaCoreStore(ScopedAdapter, BaseStore[str, Any]):
 
     def __init__(
         self,
-        memory: DeltaCore | AsyncDeltaCore,
+        store: DeltaCore | AsyncDeltaCore | None = None,
         *,
         namespace: str = "default",
         scope: Scope | None = None,
         tenant: str = "default",
         user_id: str | None = None,
         agent_id: str | None = None,
+        memory: DeltaCore | AsyncDeltaCore | None = None,
     ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         self.memory = sync_memory(memory)
         self.namespace = namespace
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id)
