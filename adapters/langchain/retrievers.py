@@ -1,6 +1,6 @@
 """``DeltaCoreRetriever``: DeltaCore memories as a LangChain retriever.
 
->>> # retriever = DeltaCoreRetriever(memory=memory, top_k=5, max_tokens=400, user_id="alice")
+>>> # retriever = DeltaCoreRetriever(store=memory, top_k=5, max_tokens=400, user_id="alice")
 >>> # docs = retriever.invoke("what broke the deploy?")       # or: await retriever.ainvoke(...)
 >>> # docs[0].metadata["score"], docs[0].metadata["flags"], docs[0].metadata["provenance"]
 
