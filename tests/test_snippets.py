@@ -34,6 +34,19 @@ def snippets(name: str) -> list[str]:
     return _PYTHON.findall((ROOT / name).read_text())
 
 
+_CREATED: list[str] = []
+
+
+def _drop_created() -> None:
+    from sqlalchemy import create_engine, text
+
+    admin = create_engine(os.environ["DELTACORE_TEST_POSTGRES_URL"], isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        while _CREATED:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{_CREATED.pop()}" WITH (FORCE)'))
+    admin.dispose()
+
+
 def _scale_out(block: str) -> str | None:
     """The scale-out snippet on the test services (a fresh database it must create), or None."""
     admin, chroma = os.environ.get("DELTACORE_TEST_POSTGRES_URL"), os.environ.get("DELTACORE_TEST_CHROMA_URL")
@@ -41,7 +54,9 @@ def _scale_out(block: str) -> str | None:
         return None
     from sqlalchemy.engine import make_url
 
-    url = make_url(admin).set(database=f"dc_snippet_{uuid.uuid4().hex[:10]}").render_as_string(hide_password=False)
+    name = f"dc_snippet_{uuid.uuid4().hex[:10]}"
+    _CREATED.append(name)
+    url = make_url(admin).set(database=name).render_as_string(hide_password=False)
     return block.replace(PLACEHOLDER_DB, url).replace(PLACEHOLDER_CHROMA, chroma)
 
 
@@ -75,6 +90,8 @@ def test_readme_snippets_run_as_written(tmp_path, monkeypatch, capsys):
         for name in ("shared", "memory"):
             if name in namespace:
                 namespace[name].close()
+        if _CREATED:
+            _drop_created()
     assert runner.summarize(verbose=False).failed == 0
     assert ran >= 3, (ran, left_out)
     out = capsys.readouterr().out
