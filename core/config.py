@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from deltacore.errors import ConfigurationError, first_validation_error
 from deltacore.belief_policy import BeliefPolicy
@@ -99,6 +99,12 @@ class DeltaCoreConfig(BaseModel):
     """How the governor moves between degradation levels (window, dwell, hysteresis band)."""
     telemetry: TelemetryPolicy = Field(default_factory=TelemetryPolicy)
     """OpenTelemetry spans and metrics (``otel`` extra); a no-op when it is not installed."""
+    dedupe: Literal["occurrence", "content", "off"] = "occurrence"
+    """When a write is a duplicate of a stored event (``docs/api.md``, "Duplicates"): same
+    tenant, scope, parents, kind, role, actor, text, tool and arguments, and ``meta["dedupe_key"]``
+    when given — and, with ``occurrence`` (the default), the same ``ts`` when the caller gave one,
+    so a message repeated at another time is a new turn. ``content``: the time is ignored (one
+    copy per content). ``off``: only a replay of the same event ``id`` is a duplicate."""
 
     @field_validator("belief")
     @classmethod
@@ -134,6 +140,18 @@ class DeltaCoreConfig(BaseModel):
         except ValueError as exc:
             raise ValueError(f"bad port ({exc})") from exc
         return value
+
+    @model_validator(mode="after")
+    def _vector_location_said(self) -> DeltaCoreConfig:
+        # Scale-out means many processes on many machines: an embedded Chroma quietly created in
+        # whatever folder each process started in would split the vectors between them.
+        if self.database_url and not self.is_sqlite and self.chroma_url is None and "path" not in self.model_fields_set:
+            raise ValueError(
+                "chroma_url: with a PostgreSQL database_url, say where the vectors live: "
+                "chroma_url='http://host:8000' (a `chroma run` server, for processes on many machines) "
+                "or path='/srv/deltacore' (an embedded Chroma folder, for processes on this machine only)"
+            )
+        return self
 
     @property
     def sql_url(self) -> str:

@@ -17,6 +17,7 @@
     ├── ReadOnlyStoreError                   a write on a store opened with read_only=True
     ├── QuotaExceededError                   a write would pass a tenant's MemoryBudget; names the limit
     ├── OverloadedError                      the governor is at level 5 for the tenant: retry later
+    ├── StoreClosedError                     a call on a store after close()
     └── MemoryException                      the nine memory failure classes, each with ``code``
         ├── PoisonDetected            E01    reported: quarantined and logged, never raised at the writer
         ├── CircularCausalChain       E02    raised by provenance walks on a loop
@@ -68,6 +69,7 @@ __all__ = [
     "QuotaExceededError",
     "SchemaDrift",
     "StorageFullError",
+    "StoreClosedError",
     "StoreLockedError",
     "TemporalContradiction",
     "first_validation_error",
@@ -106,7 +108,34 @@ def first_validation_error(exc: Any, default_field: str) -> tuple[str, str]:
     """(dotted field, message) of a pydantic ``ValidationError``'s first error."""
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error["loc"]) or default_field
-    return field, error["msg"].removeprefix("Value error, ")
+    message = error["msg"].removeprefix("Value error, ")
+    named, _, rest = message.partition(": ")
+    if not error["loc"] and rest and named.isidentifier():
+        field, message = named, rest  # a whole-model check names the field it is about
+    expected = _EXPECTED.get(error["type"].split("_")[0]) if error["type"] not in ("value_error", "missing") else None
+    if expected:
+        message = f"{message}; expected {expected} (got {_shown(error.get('input'))})"
+    return field, message
+
+
+# What a field of each pydantic type looks like, with an example (the type-error families).
+_EXPECTED = {
+    "datetime": "an ISO 8601 date-time such as '2026-03-01T12:00:00Z' (no zone = UTC), a datetime or unix seconds",
+    "date": "an ISO 8601 date such as '2026-03-01'",
+    "int": "a whole number such as 5",
+    "float": "a number such as 0.5",
+    "bool": "true or false",
+    "dict": "a JSON object such as {\"service\": \"billing\"}",
+    "list": "a list such as [\"a\", \"b\"]",
+    "tuple": "a list such as [\"a\", \"b\"]",
+    "string": "text such as \"deploy billing\"",
+    "enum": "one of the listed values",
+}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class InvalidEventError(DeltaCoreError, ValueError):
@@ -144,9 +173,15 @@ class MissingExtraError(DeltaCoreError, ImportError):
 
     def __init__(self, what: str, extra: str, package: str | None = None) -> None:
         self.extra = extra
-        hint = f"pip install 'deltacore[{extra}]'"
+        # DeltaCore is installed from a checkout or a built wheel (it is not on a package index):
+        # the first command works from the repository root; the last only with an index that has it.
+        hint = (
+            f"in a DeltaCore checkout run pip install -e '.[{extra}]' (a built wheel: "
+            f"pip install 'dist/deltacore-<version>-py3-none-any.whl[{extra}]'; an index that has it: "
+            f"pip install 'deltacore[{extra}]')"
+        )
         detail = f" (the '{package}' package is not installed)" if package else ""
-        super().__init__(f"{what} needs the '{extra}' extra{detail}: run {hint}")
+        super().__init__(f"{what} needs the '{extra}' extra{detail}: {hint}")
 
 
 class BackendError(DeltaCoreError):
@@ -184,6 +219,8 @@ class StorageFullError(BackendError):
 
 class ReadOnlyStoreError(DeltaCoreError):
     """A write was attempted on a store opened with ``read_only=True``."""
+
+
 class QuotaExceededError(DeltaCoreError):
     """A write would pass a limit of its tenant's ``MemoryBudget``; nothing of the batch was
     stored. The message names the limit, the usage and how to raise it."""
@@ -211,6 +248,11 @@ class OverloadedError(DeltaCoreError):
             f"GovernorPolicy.refuse_concurrency queries at once); retry in {retry_after:.1f} s, lower the load, or raise "
             f"MemoryBudget.query_p95_ms / pin a level with memory.set_budget({tenant!r}, pin_level=3)"
         )
+
+
+class StoreClosedError(DeltaCoreError):
+    """A method was called on a ``DeltaCore`` after :meth:`~deltacore.DeltaCore.close` (or after
+    its ``with`` block ended); open the store again with ``DeltaCore.open(...)``."""
 
 
 class MemoryException(DeltaCoreError):

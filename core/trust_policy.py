@@ -70,6 +70,19 @@ class TrustPolicy(BaseModel):
     """A source with fewer stored events than this writes UNVERIFIED (slow path) until it has a
     history. 0 = off: a clean new source is trusted on its content."""
 
+    # ---- the principal: the tenant's own user, speaking for themselves -------------------------
+    principal_preferences: bool = True
+    """A message on the user channel, in the user's role, from no named source or one of
+    ``principal_sources`` (and no ``actor`` but the event's own ``user_id``) is the tenant's own
+    user: their directives about how the agent talks to them ("always answer in French from now
+    on") are preferences, not attacks (``ContentAnomaly.principal_score``). Role markers,
+    overrides of earlier instructions, authority claims, secrecy, planted answers and orders
+    that reach tools, links or other people are judged as from anyone. False: off."""
+    principal_sources: tuple[str, ...] = ("langchain:", "autogen:", "crewai:", "llamaindex:")
+    """Source prefixes that are the application's own integration relaying its user (the
+    adapters name their sources ``<framework>:<component>``); ``user:<the event's user_id>`` is
+    the principal too. Any other source (``user:mallory``, ``web:…``) is someone else."""
+
     # ---- temporal plausibility ----------------------------------------------------------------
     future_skew_seconds: float = Field(default=300.0, ge=0.0)
     """A timestamp later than now by more than this is implausible."""

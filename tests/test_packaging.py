@@ -52,7 +52,7 @@ PUBLIC_API = [
     "Event", "EventKind", "IngestResult", "InvalidEventError", "InvalidQueryError", "MemoryAlias",
     "MemoryException", "MemoryFlag", "MemoryPacket", "MiniLMEmbedder", "MissingExtraError", "Namespace",
     "NotFoundError", "OutcomeReport", "PoisonDetected", "PropagationReport", "QuarantineReview",
-    "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "SecurityEvent", "StoreLockedError",
+    "QueryCriteria", "Rejection", "ReviewItem", "SchemaDrift", "SecurityEvent", "StoreClosedError", "StoreLockedError",
     "StoreStats", "TemporalContradiction", "ToolDrift", "TrustAction", "TrustDecision", "TrustPolicy",
     "__version__",
     "GovernorPolicy", "MemoryBudget", "MemoryEconomy", "OverloadedError", "QuotaExceededError", "TelemetryPolicy",
@@ -60,7 +60,7 @@ PUBLIC_API = [
 
 ENGINE_METHODS = [
     "add", "apply_outbox", "close", "conflicts", "delete", "embed", "events", "facts", "feedback", "forget",
-    "forget_many", "forget_status", "get", "history", "ingest", "monitor", "observe_tools", "open",
+    "forget_many", "forget_status", "get", "history", "ingest", "monitor", "namespaces", "observe_tools", "open",
     "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query", "query_belief", "query_causal",
     "recall_decisions", "record_outcome", "record_retrieval", "reindex", "resolve_conflict", "resolve_review",
     "retrievals", "review_queue", "security_events", "set_budget", "stats", "system_events", "tool_schemas",

@@ -13,11 +13,12 @@ happened in a run is the job of :mod:`.episodes` and :mod:`.workbench`.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from autogen_core import CancellationToken, Component
+from autogen_core import TRACE_LOGGER_NAME, CancellationToken, Component
 from autogen_core.memory import Memory, MemoryContent, MemoryMimeType, MemoryQueryResult, UpdateContextResult
 from autogen_core.model_context import ChatCompletionContext, ChatCompletionContextState
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
@@ -27,6 +28,7 @@ from typing_extensions import Self
 from deltacore.adapters._shared import (
     ScopedAdapter,
     adapter_scope,
+    gateway_notes,
     MEMORY_HEADER,
     packet_metadata,
     query_fields,
@@ -191,7 +193,10 @@ class DeltaCoreMemory(ScopedAdapter, Memory, Component[DeltaCoreMemoryConfig]):
         event = self.event(
             kind=metadata.get("kind", EventKind.FACT.value), text=text, meta={"mime_type": mime, **metadata}
         )
-        await self.store.ingest([event], channel=metadata.get("channel", Channel.USER.value))
+        result = await self.store.ingest([event], channel=metadata.get("channel", Channel.USER.value))
+        # A quarantined write is kept out of ``query``: say so on the content and in AutoGen's log.
+        for note in gateway_notes(result, logging.getLogger(TRACE_LOGGER_NAME), "memory").values():
+            content.metadata = {**(content.metadata or {}), "deltacore": note}
 
     async def query(
         self, query: str | MemoryContent, cancellation_token: CancellationToken | None = None, **kwargs: Any

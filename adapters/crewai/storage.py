@@ -34,6 +34,7 @@ call (DeltaCore's ``query`` caps ``top_k``); deletions by scope or record id hav
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
@@ -49,6 +50,7 @@ from deltacore.adapters._shared import (
     TOP_K_LIMIT,
     ScopedAdapter,
     adapter_scope,
+    gateway_notes,
     json_safe,
     raise_rejections,
     scope_of,
@@ -56,6 +58,8 @@ from deltacore.adapters._shared import (
 from deltacore.adapters.crewai.episodes import current_episode_id
 from deltacore.errors import InvalidQueryError, NotFoundError
 from deltacore.model import Channel, Event, EventKind, MemoryPacket, Scope
+
+log = logging.getLogger(__name__)
 
 SCAN_LIMIT = TOP_K_LIMIT
 """Records read by list/count/scope summaries (DeltaCore's ``top_k`` limit)."""
@@ -266,8 +270,12 @@ class DeltaCoreStorage(ScopedAdapter):
             )
         )
 
-    def _write(self, events: list[Event]) -> None:
-        raise_rejections(self.store.ingest(events, channel=self.channel))
+    def _write(self, events: list[Event], records: Sequence[MemoryRecord] = ()) -> None:
+        notes = gateway_notes(raise_rejections(self.store.ingest(events, channel=self.channel)), log, "memory record")
+        # CrewAI's ``remember`` returns the record it saved: its metadata says what the gateway did.
+        for record in records:
+            if record.id in notes:
+                record.metadata = {**(record.metadata or {}), "deltacore": notes[record.id]}
 
     def record_retrieval(self, record_ids: Sequence[str], query: str) -> int:
         """Log that these records were handed to the agent during the current crew kickoff."""
@@ -277,7 +285,7 @@ class DeltaCoreStorage(ScopedAdapter):
 
     def save(self, records: list[MemoryRecord]) -> None:
         episode_id = current_episode_id()
-        self._write([record_to_event(record, episode_id=episode_id, **self._scope_fields()) for record in records])
+        self._write([record_to_event(record, episode_id=episode_id, **self._scope_fields()) for record in records], records)
 
     def update(self, record: MemoryRecord) -> None:
         """Replace a record (DeltaCore has no in-place update: delete, then store again)."""

@@ -30,7 +30,7 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.documents import Document
 from langchain_core.outputs import ChatGeneration, LLMResult
 
-from deltacore.adapters._shared import ToolOffers, adapter_scope, raise_rejections
+from deltacore.adapters._shared import renamed_store, ToolOffers, adapter_scope, raise_rejections
 from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import EpisodeRecorder, Write
 from deltacore.adapters.langchain._messages import (
@@ -51,7 +51,7 @@ class _RunTreeRecorder:
 
     def __init__(
         self,
-        memory: DeltaCore | AsyncDeltaCore,
+        store: DeltaCore | AsyncDeltaCore | None = None,
         *,
         tools: Iterable[Any] = (),
         scope: Scope | None = None,
@@ -60,7 +60,9 @@ class _RunTreeRecorder:
         user_id: str | None = None,
         session_id: str | None = None,
         name: str | None = None,
+        memory: DeltaCore | AsyncDeltaCore | None = None,
     ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         self.memory = sync_memory(memory)
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self._recorder = EpisodeRecorder(self.scope, name or "callbacks", tools)

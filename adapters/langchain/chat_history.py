@@ -10,13 +10,18 @@ the channel following the role), chained to the message before it (``parent_ids`
 repeated "ok" is a new turn and not a duplicate. The whole LangChain message (tool calls,
 ``tool_call_id``, ids, metadata) is kept in ``meta["lc_message"]`` and comes back as it was;
 message events written by others in the session (e.g. the middleware) come back as plain
-messages of their role. ``BaseChatMessageHistory`` is deprecated in langchain-core 1.x (for
+messages of their role. A message the trust gateway quarantined is still part of the
+conversation: ``messages`` returns it, flagged in ``response_metadata["deltacore"]``
+(``{"namespace": "quarantine"}``), and ``add_messages`` logs a warning (logger
+``deltacore.adapters.langchain.chat_history``); quarantine only keeps it out of what is
+*retrieved as memory*. ``BaseChatMessageHistory`` is deprecated in langchain-core 1.x (for
 LangGraph persistence) but still the interface ``RunnableWithMessageHistory`` uses.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -24,11 +29,13 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, message_to_dict, messages_from_dict
 
-from deltacore.adapters._shared import ScopedAdapter, adapter_scope, iter_events, json_safe, raise_rejections
+from deltacore.adapters._shared import renamed_store, ScopedAdapter, adapter_scope, gateway_notes, iter_events, json_safe, raise_rejections
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore.adapters.langchain._messages import content_text, message_from_role, role_of, tool_call_summary
 from deltacore import AsyncDeltaCore, DeltaCore
-from deltacore.model import Event, EventKind, MemoryPacket, Scope, new_id
+from deltacore.model import Event, EventKind, MemoryPacket, Namespace, Scope, new_id
+
+log = logging.getLogger(__name__)
 
 
 class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
@@ -36,7 +43,7 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
 
     def __init__(
         self,
-        memory: DeltaCore | AsyncDeltaCore,
+        store: DeltaCore | AsyncDeltaCore | None = None,
         session_id: str | None = None,
         *,
         scope: Scope | None = None,
@@ -44,7 +51,9 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
         user_id: str | None = None,
         agent_id: str | None = None,
         source: str = "chat_history",
+        memory: DeltaCore | AsyncDeltaCore | None = None,
     ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         if not self.scope.session_id:
             raise ValueError("session_id is empty: a chat history needs a session id")
@@ -53,9 +62,13 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        """The session's messages, oldest first."""
-        events = iter_events(self.memory, tenant=self.tenant, session_id=self.session_id, kinds=(EventKind.MESSAGE,))
-        return [_message(event) for event in events]
+        """The session's messages, oldest first (quarantined ones too, flagged)."""
+        events = iter_events(
+            self.memory, tenant=self.tenant, session_id=self.session_id, kinds=(EventKind.MESSAGE,), include_quarantined=True
+        )
+        events = list(events)
+        spaces = self.memory.namespaces([event.id for event in events], tenant=self.tenant)
+        return [_message(event, spaces.get(event.id)) for event in events]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         if not messages:
@@ -71,7 +84,8 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
             events.append(event)
             previous_id = event["id"]
             ts += timedelta(microseconds=1)  # keeps the order of a batch even on a coarse clock
-        raise_rejections(self.memory.ingest(events))  # the channel follows each message's role
+        result = raise_rejections(self.memory.ingest(events))  # the channel follows each message's role
+        gateway_notes(result, log, "chat message")
 
     def clear(self) -> None:
         """Erase every event of this session through ``forget`` (with what was derived from it,
@@ -96,6 +110,7 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
             top_k=1,
             include_deltas=False,
             exclude_tainted=False,
+            include_quarantined=True,
         )
         return newest[0] if newest else None
 
@@ -123,7 +138,14 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
         }
 
 
-def _message(event: Event) -> BaseMessage:
+def _message(event: Event, namespace: Namespace | None) -> BaseMessage:
+    message = _rebuilt(event)
+    if namespace is Namespace.QUARANTINE:
+        message.response_metadata["deltacore"] = {"namespace": namespace.value}
+    return message
+
+
+def _rebuilt(event: Event) -> BaseMessage:
     stored = event.meta.get("lc_message")
     if isinstance(stored, dict):
         try:

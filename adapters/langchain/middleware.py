@@ -34,7 +34,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 from typing_extensions import NotRequired
 
-from deltacore.adapters._shared import ToolOffers, adapter_scope, raise_rejections
+from deltacore.adapters._shared import renamed_store, ToolOffers, adapter_scope, raise_rejections
 from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import (
     MAX_OPEN_EPISODES,
@@ -83,7 +83,7 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
 
     def __init__(
         self,
-        memory: DeltaCore | AsyncDeltaCore,
+        store: DeltaCore | AsyncDeltaCore | None = None,
         *,
         scope: Scope | None = None,
         tenant: str = "default",
@@ -94,7 +94,9 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         inject_memories: bool = False,
         memory_query: Mapping[str, Any] | None = None,
         tools: Iterable[Any] = (),
+        memory: DeltaCore | AsyncDeltaCore | None = None,
     ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         super().__init__()
         self.memory = sync_memory(memory)
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)

@@ -1,6 +1,6 @@
 """``DeltaCoreRetriever``: DeltaCore memories as a LangChain retriever.
 
->>> # retriever = DeltaCoreRetriever(memory=memory, top_k=5, max_tokens=400, user_id="alice")
+>>> # retriever = DeltaCoreRetriever(store=memory, top_k=5, max_tokens=400, user_id="alice")
 >>> # docs = retriever.invoke("what broke the deploy?")       # or: await retriever.ainvoke(...)
 >>> # docs[0].metadata["score"], docs[0].metadata["flags"], docs[0].metadata["provenance"]
 
@@ -26,7 +26,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import Field, model_validator
 
-from deltacore.adapters._shared import unfold_scope
+from deltacore.adapters._shared import renamed_store, unfold_scope
 from deltacore.adapters.langchain._engine import sync_memory
 from deltacore.adapters.langchain._episode import current_episode
 from deltacore.adapters.langchain._messages import packet_document
@@ -38,8 +38,8 @@ from deltacore.model import MemoryPacket, Scope
 class DeltaCoreRetriever(BaseRetriever):
     """Retrieve DeltaCore memories as Documents (sync ``invoke`` and async ``ainvoke``)."""
 
-    memory: Any = Field(exclude=True)
-    """The store: a ``DeltaCore`` or an ``AsyncDeltaCore``."""
+    store: Any = Field(exclude=True)
+    """The store: a ``DeltaCore`` or an ``AsyncDeltaCore`` (``memory=`` is the deprecated name)."""
     top_k: int = 4
     """How many memories to return at most."""
     max_tokens: int | None = None
@@ -66,6 +66,19 @@ class DeltaCoreRetriever(BaseRetriever):
     """Any other ``QueryCriteria`` fields, applied to every call."""
     record_retrievals: bool = True
     """Record the documents handed over inside a run tree (see the module docstring)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_store_name(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "memory" in data:
+            data = dict(data)
+            data["store"] = renamed_store(data.get("store"), data.pop("memory"), cls.__name__)
+        return data
+
+    @property
+    def memory(self) -> Any:
+        """The store (the old name of :attr:`store`)."""
+        return self.store
 
     @model_validator(mode="before")
     @classmethod

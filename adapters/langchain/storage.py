@@ -24,16 +24,19 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from langchain_core.stores import BaseStore
 
-from deltacore.adapters._shared import ScopedAdapter, adapter_scope, iter_events, raise_rejections, stable_id
+from deltacore.adapters._shared import renamed_store, ScopedAdapter, adapter_scope, gateway_notes, iter_events, raise_rejections, stable_id
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError, NotFoundError
 from deltacore.model import Channel, EventKind, Scope
+
+log = logging.getLogger(__name__)
 
 _BYTES = "__bytes_base64__"
 
@@ -43,14 +46,16 @@ class DeltaCoreStore(ScopedAdapter, BaseStore[str, Any]):
 
     def __init__(
         self,
-        memory: DeltaCore | AsyncDeltaCore,
+        store: DeltaCore | AsyncDeltaCore | None = None,
         *,
         namespace: str = "default",
         scope: Scope | None = None,
         tenant: str = "default",
         user_id: str | None = None,
         agent_id: str | None = None,
+        memory: DeltaCore | AsyncDeltaCore | None = None,
     ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         self.memory = sync_memory(memory)
         self.namespace = namespace
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id)
@@ -82,7 +87,7 @@ class DeltaCoreStore(ScopedAdapter, BaseStore[str, Any]):
             return
         events = [self._event(key, value) for key, value in latest.items()]
         self.memory.delete([event["id"] for event in events], tenant=self.tenant)
-        raise_rejections(self.memory.ingest(events, channel=Channel.SYSTEM))
+        gateway_notes(raise_rejections(self.memory.ingest(events, channel=Channel.SYSTEM)), log, "stored value")
 
     def mdelete(self, keys: Sequence[str]) -> None:
         if keys:

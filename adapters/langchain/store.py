@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -52,11 +54,13 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from deltacore.adapters._shared import TOP_K_LIMIT, iter_events, json_safe, raise_rejections, stable_id
+from deltacore.adapters._shared import renamed_store, TOP_K_LIMIT, gateway_notes, iter_events, json_safe, raise_rejections, stable_id
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import NotFoundError
 from deltacore.model import Channel, Event, EventKind, MemoryPacket
+
+log = logging.getLogger(__name__)
 
 Namespace = tuple[str, ...]
 _SCOPE_FIELDS = ("user_id", "agent_id", "session_id")
@@ -66,10 +70,13 @@ class DeltaCoreLangGraphStore(BaseStore):
     """A LangGraph ``BaseStore`` over DeltaCore (see the module docstring for the mapping).
 
     Args:
-        memory: the store (``DeltaCore`` or ``AsyncDeltaCore``).
+        store: the DeltaCore store (``DeltaCore`` or ``AsyncDeltaCore``); ``memory=`` is the
+            deprecated name.
         tenant: the tenant every item lives in.
-        index_fields: value paths whose text is indexed (LangGraph path syntax); default: every
-            string in the value.
+        index: LangGraph's index configuration, ``{"fields": [...]}``: value paths whose text is
+            indexed (LangGraph path syntax); default: every string in the value. DeltaCore embeds
+            with its own embedder, so ``embed`` and ``dims`` are refused (pass ``embedder=`` to
+            ``DeltaCore.open``). ``index_fields=[...]`` is the deprecated form.
         scope: namespace → ``{"user_id"/"agent_id"/"session_id": …}`` for the item's event.
         channel: where item writes come from (default ``agent``: an agent's tools write them).
     """
@@ -78,16 +85,19 @@ class DeltaCoreLangGraphStore(BaseStore):
 
     def __init__(
         self,
-        memory: DeltaCore | AsyncDeltaCore,
+        store: DeltaCore | AsyncDeltaCore | None = None,
         *,
         tenant: str = "default",
-        index_fields: list[str] | None = None,
+        index: Mapping[str, Any] | None = None,
         scope: Callable[[Namespace], Mapping[str, str | None]] | None = None,
         channel: Channel | str = Channel.AGENT,
+        memory: DeltaCore | AsyncDeltaCore | None = None,
+        index_fields: list[str] | None = None,
     ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         self.memory = sync_memory(memory)
         self.tenant = tenant
-        self.index_fields = index_fields
+        self.index_fields = _index_fields(index, index_fields)
         self.scope = scope
         self.channel = Channel(channel)
 
@@ -150,7 +160,7 @@ class DeltaCoreLangGraphStore(BaseStore):
         ]
         self.memory.delete(ids, tenant=self.tenant)
         if events:
-            raise_rejections(self.memory.ingest(events, channel=self.channel))
+            gateway_notes(raise_rejections(self.memory.ingest(events, channel=self.channel)), log, "store item")
 
     def _event(self, op: PutOp, created_at: str, now: datetime) -> dict[str, Any]:
         namespace, value = tuple(op.namespace), dict(op.value or {})
@@ -311,3 +321,29 @@ def _compare(value: Any, operator: str, operand: Any) -> bool:
         return comparisons[operator](float(value), float(operand))
     except (TypeError, ValueError):
         return False
+
+
+def _index_fields(index: Mapping[str, Any] | None, index_fields: list[str] | None) -> list[str] | None:
+    """The value paths to index, from LangGraph's ``index={"fields": [...]}`` (or the old
+    ``index_fields=``, with a ``DeprecationWarning``)."""
+    if index_fields is not None:
+        warnings.warn(
+            'DeltaCoreLangGraphStore(index_fields=[...]) is deprecated; pass index={"fields": [...]} as LangGraph stores take',
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if index is not None:
+            raise TypeError("DeltaCoreLangGraphStore(): pass index= or index_fields=, not both")
+        return list(index_fields)
+    if index is None:
+        return None
+    unknown = set(index) - {"fields", "embed", "dims"}
+    if unknown:
+        raise ValueError(f"index: unknown keys {sorted(unknown)}; LangGraph's index config has 'fields', 'embed', 'dims'")
+    if "embed" in index or "dims" in index:
+        raise ValueError(
+            "index: DeltaCore embeds with the store's own embedder; drop 'embed'/'dims' from index= and "
+            "pass embedder= to DeltaCore.open(...) instead"
+        )
+    fields = index.get("fields")
+    return None if fields is None else list(fields)

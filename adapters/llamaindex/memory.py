@@ -15,6 +15,7 @@ the flushed messages alone, since the handler already recorded them).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
@@ -26,6 +27,7 @@ from deltacore.adapters._shared import (
     async_store,
     call_text,
     check_store,
+    gateway_notes,
     query_fields,
     scope_of,
     scoped_event,
@@ -35,6 +37,8 @@ from deltacore.adapters._shared import memory_text as format_block
 from deltacore.adapters.llamaindex._translate import FRAMEWORK, current_run_id, message_text
 from deltacore import AsyncDeltaCore
 from deltacore.model import Channel, EventKind, Scope, new_id
+
+log = logging.getLogger(__name__)
 
 __all__ = ["MEMORY_HEADER", "DeltaCoreMemoryBlock", "format_block"]
 
@@ -110,7 +114,7 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
             for channel, event in self._events_of(message, calls):
                 by_channel.setdefault(channel, []).append(event)
         for channel, events in by_channel.items():
-            await self._store.ingest(events, channel=channel)
+            gateway_notes(await self._store.ingest(events, channel=channel), log, "flushed message")
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """Drop the lowest-ranked memories until about ``tokens_to_truncate`` tokens are freed."""

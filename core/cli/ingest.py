@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from deltacore.cli.progress import Progress
 from deltacore.cli.store import open_store
 from deltacore.cli.usage import EXIT_FAILED, EXIT_OK, UsageError
 from deltacore.engine import DeltaCore
@@ -101,8 +102,12 @@ def run_ingest(args: argparse.Namespace) -> int:
         batch_lines: list[int] = []
         with tqdm(total=total, unit=" lines", desc="ingest", file=sys.stderr, disable=None, leave=False) as progress:
             report = _IngestReport(progress)
+            # Off a terminal the bar is silent: a line per 10 % instead (when the size is known).
+            lines = Progress() if total and progress.disable else None
             for number, raw in enumerate(stream, start=1):
                 progress.update(1)
+                if lines is not None:
+                    lines("ingest", number, total)
                 report.lines = number
                 try:
                     text = raw.decode("utf-8")
@@ -129,9 +134,12 @@ def run_ingest(args: argparse.Namespace) -> int:
                     _send(memory, batch, batch_lines, args.channel, report)
             _send(memory, batch, batch_lines, args.channel, report)
     source = "stdin" if args.file == "-" else args.file
+    # Every line lands in exactly one count; a quarantined line is kept for review but never
+    # retrieved, so it is not counted as stored.
     print(
-        f"{source}: {report.lines} lines: {report.stored} stored, {report.duplicates} duplicates, "
-        f"{report.rejected} rejected, {report.quarantined} quarantined, {report.blocked} blocked"
+        f"{source}: {report.lines} lines: {report.stored - report.quarantined} stored, "
+        f"{report.quarantined} quarantined, {report.blocked} blocked, {report.duplicates} duplicates, "
+        f"{report.rejected} rejected"
     )
     return EXIT_FAILED if report.rejected else EXIT_OK
 

@@ -60,8 +60,14 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_reindex(args: argparse.Namespace) -> int:
     """Rebuild the vector index from the database, re-embedding first with ``--reembed``."""
+    from deltacore.cli.progress import Progress
+
+    progress = Progress()
     with open_store(args, allow_embedder_change=args.reembed) as memory:
-        written = memory.reindex(args.tenant, reembed=args.reembed)
+        try:
+            written = memory.reindex(args.tenant, reembed=args.reembed, progress=progress)
+        finally:
+            progress.close()
     what = "re-embedded and indexed" if args.reembed else "indexed"
     print(f"{written} vectors {what}")
     return EXIT_OK

@@ -23,6 +23,7 @@ from deltacore.errors import (
     InvalidQueryError,
     NotFoundError,
     ReadOnlyStoreError,
+    StoreClosedError,
     StoreLockedError,
     first_validation_error,
 )
@@ -59,6 +60,7 @@ from deltacore.engine.erasure_audit import ErasureAuditMethods
 from deltacore.engine.forgetting import ForgettingMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.monitoring import MonitoringMethods, traced
+from deltacore.engine.lifecycle import ClosedGuard
 from deltacore.engine.trust import TrustMethods
 from deltacore.engine.arguments import check_keys
 from deltacore.engine.health import HealthChecks, open_sql
@@ -79,7 +81,14 @@ log = logging.getLogger(__name__)
 
 
 class DeltaCore(
-    LearningMethods, TrustMethods, BeliefMethods, HealthChecks, ForgettingMethods, ErasureAuditMethods, MonitoringMethods
+    ClosedGuard,
+    LearningMethods,
+    TrustMethods,
+    BeliefMethods,
+    HealthChecks,
+    ForgettingMethods,
+    ErasureAuditMethods,
+    MonitoringMethods,
 ):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
@@ -125,6 +134,7 @@ class DeltaCore(
             self._tokens,
             FieldLimits.of(config),
             self._after_commit_steps(),
+            dedupe=config.dedupe,
         )
         self._retriever = Retriever(
             self._sql,
@@ -189,11 +199,18 @@ class DeltaCore(
         return cls(config, extractor, allow_embedder_change)
 
     def close(self) -> None:
+        """Release connections, the vector index and worker threads; closing twice is a no-op.
+        Every other call on a closed store raises :class:`~deltacore.errors.StoreClosedError`."""
+        if self._closed:
+            return
+        self._closed = True
         self._retriever.close()
         self._vectors.close()
         self._sql.close()
 
     def __enter__(self) -> DeltaCore:
+        if self._closed:
+            raise StoreClosedError("this store is closed; open it again with DeltaCore.open(...)")
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -349,11 +366,14 @@ class DeltaCore(
         self.apply_outbox()
         return DeleteResult(event_ids=deleted, deltas_removed=n_deltas, links_removed=n_links)
 
-    def reindex(self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512) -> int:
+    def reindex(
+        self, tenant: str | None = None, *, reembed: bool = False, batch_size: int = 512, progress: Any = None
+    ) -> int:
         """Rebuild the vector index from SQL (all tenants, or one); returns vectors written.
 
         ``reembed=True`` first recomputes every vector with the embedder this store was opened
-        with (after changing models; open with ``allow_embedder_change=True``)."""
+        with (after changing models; open with ``allow_embedder_change=True``). ``progress``:
+        ``progress(phase, done, total)`` after each batch (phases ``"reembed"``, ``"index"``)."""
         if self.config.read_only:
             raise ReadOnlyStoreError("this store was opened with read_only=True (CLI: --read-only): reindex is refused")
         index = self._vectors.current()
@@ -363,9 +383,9 @@ class DeltaCore(
         tenants = [tenant] if tenant else self._sql.counts()["tenants"]
         if reembed:
             inner = self._embedder.inner
-            reembed_vectors(self._sql, lambda texts: embed_texts(inner, texts), embedding_text, tenants)
+            reembed_vectors(self._sql, lambda texts: embed_texts(inner, texts), embedding_text, tenants, progress=progress)
             self._sql.set_embedder(self._embedder.name, int(embed_texts(inner, ["dimension"]).shape[1]))
-        return rebuild_index(self._sql, index, tenants, batch_size)
+        return rebuild_index(self._sql, index, tenants, batch_size, progress)
 
     def stats(self, tenant: str | None = None) -> StoreStats:
         """Counts and health of the store (all tenants, or one): events, deltas, links, pending

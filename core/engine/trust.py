@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from deltacore.gateway.quarantine import QuarantineDesk
-from deltacore.model import Event, QuarantineReview, SecurityEvent
+from deltacore.model import Event, Namespace, QuarantineReview, SecurityEvent
 from deltacore.storage import SQLStore
 from deltacore.storage.trust_store import TrustStore
 
@@ -58,3 +58,12 @@ class TrustMethods:
         seen); below 0 the source is blacklisted."""
         return self._quarantine.reputation(source, tenant)
 
+
+    def namespaces(self, event_ids: Sequence[str], *, tenant: str = "default") -> dict[str, Namespace]:
+        """The trust namespace of each stored event of ``tenant`` (ids not stored are left out).
+
+        What a conversation history shows beside a message it returns: a quarantined turn was
+        still said, and ``events(..., include_quarantined=True)`` lists it; this says which."""
+        with self._sql.reader() as conn:
+            rows = self._sql.fetch_events(conn, list(event_ids))
+        return {event_id: Namespace(row.namespace) for event_id, row in rows.items() if row.tenant == tenant}

@@ -177,6 +177,19 @@ class ContentAnomaly:
 
     score: float
     reasons: tuple[str, ...] = ()
+    principal_score: float | None = None
+    """The score when the writer is the tenant's own user speaking for themselves (the
+    principal): their directives about how the agent talks to them — language, tone, persona,
+    format — are preferences the memory exists to keep. Markers, overrides, authority claims,
+    secrecy, planted answers and orders that reach tools, links or other people count the same
+    as in :attr:`score`. ``None``: the same as :attr:`score`."""
+    principal_reasons: tuple[str, ...] | None = None
+
+    def for_writer(self, principal: bool) -> tuple[float, tuple[str, ...]]:
+        """The score and reasons that apply to this writer."""
+        if principal and self.principal_score is not None:
+            return self.principal_score, self.principal_reasons or ()
+        return self.score, self.reasons
 
 
 def _opens_with_verb(segment: str) -> str | None:
@@ -258,6 +271,7 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
 
     addressed = bool(_READER_ADDRESS.search(folded) or _AGENT_VOCATIVE.search(folded))
     best_directive = 0.0
+    best_principal = 0.0  # the same, for the principal's own preferences (see ContentAnomaly)
     for sentence in _SENTENCE.split(folded):
         if not sentence.strip() or _IDIOM.fullmatch(sentence.strip(" .!")):
             continue
@@ -299,11 +313,31 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
             reaches_others = bool(_THIRD_PARTY.search(sentence)) and not withholding
             if _FIRST_PERSON.search(sentence) and not reaches_others and not tool and not aimed_at_agent:
                 value = 0.25
-        if value > best_directive:
-            best_directive = value
+        # Said by the principal, an order about the agent's own speech or persona is theirs to
+        # give; one that reaches tools, links, third parties or hides things is not.
+        own = value >= 0.6 and not links and not tool and not secrecy and not _THIRD_PARTY.search(sentence)
+        best_directive = max(best_directive, value)
+        best_principal = max(best_principal, 0.25 if own else value)
+    principal_reasons = list(reasons)
     if best_directive >= 0.6:
         reasons.append("instruction aimed at the agent")
+    if best_principal >= 0.6:
+        principal_reasons.append("instruction aimed at the agent")
+    principal = max(score, min(best_principal, 1.0))
     score = max(score, min(best_directive, 1.0))
+    score, reasons_ = _common_signals(score, list(reasons), trigger, planted, best_directive, authority, secrecy)
+    principal, principal_reasons_ = _common_signals(
+        principal, principal_reasons, trigger, planted, best_principal, authority, secrecy
+    )
+    if principal == score and principal_reasons_ == reasons_:
+        return ContentAnomaly(score, reasons_)
+    return ContentAnomaly(score, reasons_, principal, principal_reasons_)
+
+
+def _common_signals(
+    score: float, reasons: list[str], trigger: bool, planted: bool, best_directive: float, authority: bool, secrecy: bool
+) -> tuple[float, tuple[str, ...]]:
+    """Planted answers, authority claims and secrecy on top of the directive score."""
     if trigger and (planted or best_directive >= 0.15):
         score = max(score, 0.75)
         reasons.append("answer planted for future questions")
@@ -319,4 +353,4 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
     if secrecy and score < 0.5:
         score = max(score, 0.45)
         reasons.append("asks to hide something from the user")
-    return ContentAnomaly(round(min(score, 1.0), 4), tuple(dict.fromkeys(reasons)))
+    return round(min(score, 1.0), 4), tuple(dict.fromkeys(reasons))

@@ -34,7 +34,7 @@ from deltacore.gateway.normalization import fold, readable
 from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.temporal import plausibility
 from deltacore.gateway.tool_signature import signature_matches
-from deltacore.model import Event, EventKind, Namespace, TrustAction
+from deltacore.model import Channel, Event, EventKind, Namespace, TrustAction
 
 SUSPICIOUS = "suspicious"
 BLACKLISTED = "blacklisted"
@@ -157,8 +157,8 @@ class TrustScorer:
 
         # Content anomaly (after undoing obfuscation).
         folded = fold(analysis_text(event))
-        anomaly = analyze_instruction(folded)
-        reasons.extend(anomaly.reasons)
+        anomaly_score, anomaly_reasons = analyze_instruction(folded).for_writer(_is_principal(event, admission, policy))
+        reasons.extend(anomaly_reasons)
 
         # Semantic consistency: the strongest doubt wins.
         doubts = [question_echo(folded, self._questions(conn, event, source)), identifier_bridge(readable(event.text))]
@@ -186,10 +186,10 @@ class TrustScorer:
         weights = (policy.weight_source, policy.weight_content, policy.weight_consistency, policy.weight_temporal)
         total = sum(weights) or 1.0
         linear = (
-            weights[0] * source_value + weights[1] * (1.0 - anomaly.score) + weights[2] * consistency + weights[3] * temporal
+            weights[0] * source_value + weights[1] * (1.0 - anomaly_score) + weights[2] * consistency + weights[3] * temporal
         ) / total
         score = linear
-        score *= 1.0 - policy.veto_content * anomaly.score
+        score *= 1.0 - policy.veto_content * anomaly_score
         score *= 1.0 - policy.veto_consistency * (1.0 - consistency)
         score *= 1.0 - policy.veto_temporal * (1.0 - temporal)
 
@@ -212,7 +212,7 @@ class TrustScorer:
         signals = {
             "source": round(source_value, 4),
             "reputation": round(reputation, 4),
-            "content": round(1.0 - anomaly.score, 4),
+            "content": round(1.0 - anomaly_score, 4),
             "consistency": round(consistency, 4),
             "temporal": round(temporal, 4),
             "tool_signature": 1.0 if matches else 0.0,
@@ -225,6 +225,23 @@ class TrustScorer:
         if source.questions is None:
             source.questions = [fold(q) for q in self._store.recent_questions(conn, event.tenant, event.source)]
         return source.questions
+
+
+def _is_principal(event: Event, admission: Admission, policy: TrustPolicy) -> bool:
+    """The tenant's own user speaking for themselves (``TrustPolicy.principal_preferences``):
+    the user channel, the user's role, and no other voice named in the source or the actor."""
+    if not policy.principal_preferences or admission.channel is not Channel.USER:
+        return False
+    if event.kind not in (EventKind.MESSAGE, EventKind.FACT, EventKind.FEEDBACK):
+        return False
+    if (event.role or "user").lower() not in ("user", "human"):
+        return False
+    if event.actor is not None and event.actor != event.user_id:
+        return False
+    source = event.source
+    if source is None or (event.user_id is not None and source in (event.user_id, f"user:{event.user_id}")):
+        return True
+    return source.startswith(tuple(policy.principal_sources))
 
 
 def _namespace(action: TrustAction, admission: Admission) -> Namespace | None:

@@ -1,8 +1,8 @@
 """Stage one of the write: validate, normalise, drop in-batch repeats, admit.
 
 A bad event becomes a :class:`~deltacore.model.Rejection` (index, field, reason) and the rest of
-the batch goes on; a repeat of an earlier event of the same batch (same id, or same content in
-the same tenant) is resolved to its first occurrence.
+the batch goes on; a repeat of an earlier event of the same batch (same id, or the same duplicate
+key in the same tenant: ``DeltaCoreConfig.dedupe``) is resolved to its first occurrence.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ def validate_batch(
     channel: Channel | None,
     admit: Callable[[Event, Channel | None], Admission],
     limits: FieldLimits | int,
+    dedupe: str = "occurrence",
 ) -> ValidatedBatch:
     items: list[Admitted] = []
     rejected: list[Rejection] = []
@@ -32,7 +33,7 @@ def validate_batch(
     for index, raw in enumerate(raw_events):
         try:
             event = normalize_event(coerce_event(raw, index, limits))
-            digest = content_hash(event)
+            digest = _dedupe_hash(event, raw, dedupe)
         except InvalidEventError as exc:
             rejected.append(Rejection(index=index, field=exc.field, reason=exc.reason, event_id=_raw_id(raw)))
             continue
@@ -48,6 +49,22 @@ def validate_batch(
         first_with_hash[(event.tenant, digest)] = index
         items.append(Admitted(index, event, admit(event, channel), digest))
     return ValidatedBatch(tuple(items), tuple(rejected), tuple(copies))
+
+
+def _dedupe_hash(event: Event, raw: Any, mode: str) -> str:
+    """The duplicate key under ``DeltaCoreConfig.dedupe`` (see ``content_hash``): ``off`` keys
+    each event by its id, so only a replay of the same id is a duplicate."""
+    if mode == "off":
+        return content_hash(event, occurrence=f"id:{event.id}")
+    if mode == "occurrence" and _gave_ts(raw):
+        return content_hash(event, occurrence=event.ts.isoformat())
+    return content_hash(event)
+
+
+def _gave_ts(raw: Any) -> bool:
+    if isinstance(raw, Event):
+        return "ts" in raw.model_fields_set
+    return isinstance(raw, dict) and raw.get("ts") not in (None, "")
 
 
 def _raw_id(raw: Any) -> str | None:

@@ -39,11 +39,18 @@ def normalize_event(event: Event) -> Event:
     return event.model_copy(update=updates) if updates else event
 
 
-def content_hash(event: Event) -> str:
+DEDUPE_MODES = ("occurrence", "content", "off")
+"""``DeltaCoreConfig.dedupe``: see :func:`content_hash`."""
+
+
+def content_hash(event: Event, *, occurrence: str | None = None) -> str:
     """What makes two events duplicates: same content in the same scope and causal position.
 
-    The timestamp is deliberately left out, so a framework that re-sends its history on every
-    turn does not pile up copies.
+    ``occurrence`` (the event's time, when the caller gave one; ``DeltaCoreConfig.dedupe =
+    "occurrence"``) is part of the key: "ok" said twice, at two times, is two turns, while a
+    framework that re-sends its history with the original times does not pile up copies. An
+    event without a given time is keyed by its content alone (a re-send without times is
+    indistinguishable from a retry).
     """
     key = [
         event.tenant,
@@ -63,4 +70,6 @@ def content_hash(event: Event) -> str:
         # A caller-given key (a key-value store's key) keeps same-text items apart; appended only
         # when present so that the hashes of other events never change.
         key.append(event.meta["dedupe_key"])
+    if occurrence is not None:
+        key.append({"occurrence": occurrence})  # appended, like the key above: old hashes stay
     return hashlib.sha256(_canonical_json(key).encode()).hexdigest()

@@ -73,7 +73,9 @@ class IngestPipeline:
         tokens: TokenCounter,
         limits: FieldLimits | int,
         after_commit: AfterCommitSteps,
+        dedupe: str = "occurrence",
     ) -> None:
+        self._dedupe = dedupe  # DeltaCoreConfig.dedupe
         self._store = store
         self._gateway = gateway
         self._extractor = extractor
@@ -84,7 +86,7 @@ class IngestPipeline:
         """The ordered after-commit steps; later layers register theirs here."""
 
     def run(self, raw_events: Sequence[Any], channel: Channel | None = None) -> IngestResult:
-        batch = validate_batch(raw_events, channel, self._gateway.admit, self._limits)
+        batch = validate_batch(raw_events, channel, self._gateway.admit, self._limits, self._dedupe)
         event_ids: list[str | None] = [None] * len(raw_events)
         duplicates: list[str] = []
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from deltacore.errors import InvalidEventError
+from deltacore.errors import InvalidEventError, first_validation_error
 from deltacore.model import Event, EventKind
 
 _KINDS = ", ".join(kind.value for kind in EventKind)
@@ -172,8 +172,7 @@ def _check_json(value: Any, field: str, index: int | None, limits: FieldLimits) 
 
 def _translate(exc: ValidationError, index: int) -> InvalidEventError:
     error = exc.errors()[0]
-    field = ".".join(str(part) for part in error["loc"]) or "event"
-    message = error["msg"].removeprefix("Value error, ")
+    field, message = first_validation_error(exc, "event")
     if field == "kind":
         message = f"unknown kind {error.get('input')!r}; use one of: {_KINDS}"
     elif error["type"] == "extra_forbidden":

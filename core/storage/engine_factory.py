@@ -33,6 +33,9 @@ def create_sql_engine(config: DeltaCoreConfig) -> Engine:
         # The server refuses every write of these sessions, whatever code path attempts it.
         options = {"options": "-c default_transaction_read_only=on"}
         return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, connect_args=options)
+    from deltacore.storage.provision import ensure_database
+
+    ensure_database(url)  # a missing database is created when the role may (else: what to run)
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
 
 
