@@ -214,3 +214,15 @@ def test_async_twin_forgets(backend) -> None:
 
     asyncio.run(run())
     store.close()
+
+
+def test_folded_and_accented_spellings_match_but_longer_names_do_not(memory: DeltaCore) -> None:
+    accented = memory.add("ÀLICE SMITH called again")
+    cyrillic = memory.add("note about \u0410lice Smith's order")  # a Cyrillic capital A
+    other = memory.add("Alice Smithson is another customer")
+    cert = memory.forget(SUBJECT)
+    assert cert.counts["events"] == 2
+    assert [e.id for e in memory.events()] == [other]
+    for erased in (accented, cyrillic):
+        with pytest.raises(NotFoundError):
+            memory.get(erased)
