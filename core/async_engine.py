@@ -28,6 +28,7 @@ from deltacore.belief import BeliefState, ConflictRecord, Fact
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
+from deltacore.model.versions import MemoryVersion, UpdateResult
 from deltacore.model import (
     CausalChain,
     Channel,
@@ -122,9 +123,9 @@ class AsyncDeltaCore:
         """Vectors of ``texts`` from this store's embedder; see :meth:`DeltaCore.embed`."""
         return await asyncio.to_thread(self.sync.embed, texts)
 
-    async def get(self, event_id: str) -> Event:
+    async def get(self, event_id: str, *, latest: bool = False) -> Event:
         """The stored event ``event_id``; see :meth:`DeltaCore.get`."""
-        return await asyncio.to_thread(self.sync.get, event_id)
+        return await asyncio.to_thread(self.sync.get, event_id, latest=latest)
 
     async def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
         """Walk provenance from a delta or event; see :meth:`DeltaCore.query_causal`."""
@@ -291,3 +292,24 @@ class AsyncDeltaCore:
     async def resolve_conflict(self, conflict_id: str, resolution: str) -> ConflictRecord:
         """Settle a conflict; see :meth:`DeltaCore.resolve_conflict`."""
         return await asyncio.to_thread(self.sync.resolve_conflict, conflict_id, resolution)
+
+    # ---- versions -------------------------------------------------------------------------------
+
+    async def update(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        meta: dict[str, Any] | None = None,
+        channel: Channel | str | None = None,
+        tenant: str = "default",
+        **fields: Any,
+    ) -> UpdateResult:
+        """Write a new version of a memory; see :meth:`DeltaCore.update`."""
+        return await asyncio.to_thread(
+            self.sync.update, memory_id, text=text, meta=meta, channel=channel, tenant=tenant, **fields
+        )
+
+    async def versions(self, memory_id: str, *, tenant: str = "default") -> list[MemoryVersion]:
+        """Every version of a memory, oldest first; see :meth:`DeltaCore.versions`."""
+        return await asyncio.to_thread(self.sync.versions, memory_id, tenant=tenant)

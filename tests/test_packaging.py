@@ -62,6 +62,7 @@ ENGINE_METHODS = [
     "query_belief", "query_causal", "recall_decisions", "record_outcome", "record_retrieval", "reindex",
     "resolve_conflict", "resolve_review", "retrievals",
     "review_queue", "security_events", "stats", "system_events", "tool_schemas", "trust_score",
+    "update", "versions",
 ]
 
 

@@ -55,6 +55,7 @@ from deltacore.belief import BeliefLayer
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
+from deltacore.engine.versions import VersionMethods
 from deltacore.storage import HotTier, SQLStore
 from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
@@ -71,7 +72,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
+class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, VersionMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
@@ -259,9 +260,12 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         """Vectors of ``texts`` from this store's embedder (for frameworks that pass vectors around)."""
         return self._embedder(list(texts))
 
-    def get(self, event_id: str) -> Event:
-        """The stored event ``event_id``."""
+    def get(self, event_id: str, *, latest: bool = False) -> Event:
+        """The stored event ``event_id``; with ``latest=True``, the current version of the memory
+        it belongs to (see :meth:`update`)."""
         with self._sql.reader() as conn:
+            if latest:
+                event_id = self._sql.head_version(conn, event_id) or event_id
             row = self._sql.fetch_events(conn, [event_id]).get(event_id)
         if row is None:
             raise NotFoundError(f"no event with id {event_id!r}")
@@ -319,6 +323,8 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         """
         if event_ids is None and entity is None and agent_id is None and user_id is None and session_id is None:
             raise InvalidQueryError("delete", "name what to delete: event_ids, entity, agent_id, user_id or session_id")
+        if event_ids is not None:
+            event_ids = self._all_versions(event_ids)  # a memory's every version goes with it
         with self._sql.writer() as conn:
             ids = self._sql.select_event_ids(
                 conn, tenant, event_ids, entity=entity, agent_id=agent_id, user_id=user_id, session_id=session_id

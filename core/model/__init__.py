@@ -26,6 +26,7 @@ from deltacore.model.query import PresetName, QueryCriteria, RouterName, SearchB
 from deltacore.model.results import CausalChain, DeleteResult, IngestResult, StoreStats
 from deltacore.model.scope import SCOPE_FIELDS, Scope, ScopeFilter
 from deltacore.model.trust import Channel, Namespace, QuarantineReview, SecurityEvent, TrustAction, TrustDecision
+from deltacore.model.versions import MemoryVersion, UpdateResult
 
 __all__ = [
     "SCOPE_FIELDS",
@@ -40,6 +41,7 @@ __all__ = [
     "EventKind",
     "IngestResult",
     "MemoryFlag",
+    "MemoryVersion",
     "MemoryPacket",
     "Namespace",
     "OutcomeReport",
@@ -58,6 +60,7 @@ __all__ = [
     "ToolDrift",
     "TrustAction",
     "TrustDecision",
+    "UpdateResult",
     "as_utc",
     "new_id",
     "utc_now",

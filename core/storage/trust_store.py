@@ -129,7 +129,11 @@ class ReputationRepository:
         # index. As a join, SQLite's planner may scan every event instead when sampled statistics
         # (taken while few deltas had a subject) make that index look unselective, a cost per
         # fact written that grows with the store.
-        trusted = exists().where(events.c.id == deltas.c.event_id, events.c.namespace == Namespace.TRUSTED.value)
+        trusted = exists().where(
+            events.c.id == deltas.c.event_id,
+            events.c.namespace == Namespace.TRUSTED.value,
+            events.c.replaced_by.is_(None),  # a version an update replaced is no longer evidence
+        )
         if exclude_source is not None:
             trusted = trusted.where(or_(events.c.source.is_(None), events.c.source != exclude_source))
         statement = (
