@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from deltacore.cli.beliefs import run_conflicts, run_facts
+from deltacore.cli.browse import add_browse_commands
 from deltacore.cli.ingest import run_ingest
 from deltacore.cli.query import run_query, run_reindex, run_stats
 from deltacore.cli.review import RESOLUTIONS, run_review
@@ -237,5 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     security.add_argument("--json", action="store_true", help="print JSON lines")
     store_options(security, top_level=False)
     security.set_defaults(handler=run_security_events)
+
+    add_browse_commands(commands, store_options, positive_int, timestamp)  # list, show, delete
     return parser
 

@@ -16,7 +16,7 @@ from typing import Any
 from deltacore.errors import InvalidEventError, NotFoundError
 from deltacore.ingest.batch import coerce_channel
 from deltacore.ingest.pipeline import IngestPipeline
-from deltacore.model import Channel, Event, Namespace, new_id
+from deltacore.model import Channel, Namespace, new_id
 from deltacore.model.versions import MemoryVersion, UpdateResult
 from deltacore.storage import SQLStore
 from deltacore.storage.records import event_from_row
