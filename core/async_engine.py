@@ -28,6 +28,7 @@ from deltacore.belief import BeliefState, ConflictRecord, Fact
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
+from deltacore.model.explain import QueryExplanation
 from deltacore.model.versions import MemoryVersion, UpdateResult
 from deltacore.model import (
     CausalChain,
@@ -109,9 +110,11 @@ class AsyncDeltaCore:
 
     # ---- read path ----------------------------------------------------------------------------
 
-    async def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
+    async def query(
+        self, criteria: QueryCriteria | str | None = None, /, *, explain: bool = False, **fields: Any
+    ) -> list[MemoryPacket] | QueryExplanation:
         """Retrieve memories; see :meth:`DeltaCore.query`."""
-        return await asyncio.to_thread(self.sync.query, criteria, **fields)
+        return await asyncio.to_thread(self.sync.query, criteria, explain=explain, **fields)
 
     async def events(
         self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any

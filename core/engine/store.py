@@ -48,6 +48,8 @@ from deltacore.model import (
 )
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.retrieval import Retriever
+from deltacore.retrieval.explain import explain_query
+from deltacore.model.explain import QueryExplanation
 from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
@@ -224,10 +226,14 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, VersionMethods):
 
     # ---- read path ----------------------------------------------------------------------------
 
-    def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
+    def query(
+        self, criteria: QueryCriteria | str | None = None, /, *, explain: bool = False, **fields: Any
+    ) -> list[MemoryPacket] | QueryExplanation:
         """Retrieve memories.
 
         ``query("what broke?", top_k=5, max_tokens=400)`` or ``query(QueryCriteria(...))``.
+        ``explain=True`` returns a :class:`~deltacore.model.QueryExplanation`: the same packets,
+        which routers ran and why, and each router's rank and score for each packet.
         """
         if isinstance(criteria, QueryCriteria):
             if fields:
@@ -237,7 +243,10 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, VersionMethods):
                 fields.setdefault("text", criteria)
             criteria = _build_criteria(fields)
         self.apply_outbox()  # read-your-writes across processes
-        return self._retriever.query(criteria)
+        if not explain:
+            return self._retriever.query(criteria)
+        trace: dict[str, Any] = {}
+        return explain_query(criteria, trace, self._retriever.query(criteria, trace=trace))
 
     def events(
         self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any

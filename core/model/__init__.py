@@ -27,6 +27,7 @@ from deltacore.model.results import CausalChain, DeleteResult, IngestResult, Sto
 from deltacore.model.scope import SCOPE_FIELDS, Scope, ScopeFilter
 from deltacore.model.trust import Channel, Namespace, QuarantineReview, SecurityEvent, TrustAction, TrustDecision
 from deltacore.model.versions import MemoryVersion, UpdateResult
+from deltacore.model.explain import PacketExplanation, QueryExplanation, RouterChoice, RouterScore
 
 __all__ = [
     "SCOPE_FIELDS",
@@ -45,13 +46,17 @@ __all__ = [
     "MemoryPacket",
     "Namespace",
     "OutcomeReport",
+    "PacketExplanation",
     "PresetName",
     "PropagationReport",
     "QuarantineReview",
     "QueryCriteria",
+    "QueryExplanation",
     "Rejection",
     "ReviewItem",
+    "RouterChoice",
     "RouterName",
+    "RouterScore",
     "Scope",
     "ScopeFilter",
     "SearchBudget",
