@@ -290,6 +290,15 @@ class HoneypotRepository:
         vectors = np.stack([np.frombuffer(row.embedding, dtype=np.float32) for row in rows])
         return [r.id for r in rows], [r.text for r in rows], vectors
 
+    def store_canaries(self, conn: Connection, limit: int) -> tuple[list[str], np.ndarray]:
+        """(texts, vectors) of the canaries planted last in this store, any tenant: a new tenant
+        reuses them instead of paying the embedder again."""
+        latest = conn.execute(select(honeypots.c.tenant).order_by(honeypots.c.created_at.desc()).limit(1)).scalar()
+        if latest is None:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        _, texts, vectors = self.honeypots(conn, latest)
+        return texts[:limit], vectors[:limit]
+
     def plant_honeypots(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
         if rows:
             conn.execute(insert(honeypots), rows)
