@@ -18,7 +18,7 @@ SQLite, PostgreSQL, Chroma or the embedding model.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from deltacore.belief import BeliefState, ConflictRecord, Fact
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
+from deltacore.model.backup import DumpManifest, RestoreReport
 from deltacore.model.explain import QueryExplanation
 from deltacore.model.versions import MemoryVersion, UpdateResult
 from deltacore.model import (
@@ -316,3 +317,15 @@ class AsyncDeltaCore:
     async def versions(self, memory_id: str, *, tenant: str = "default") -> list[MemoryVersion]:
         """Every version of a memory, oldest first; see :meth:`DeltaCore.versions`."""
         return await asyncio.to_thread(self.sync.versions, memory_id, tenant=tenant)
+
+    # ---- backup ---------------------------------------------------------------------------------
+
+    async def export(
+        self, path: str | Path, tenant: str | None = None, *, progress: Callable[[int, int], None] | None = None
+    ) -> DumpManifest:
+        """Write a versioned dump of a tenant or the store; see :meth:`DeltaCore.export`."""
+        return await asyncio.to_thread(self.sync.export, path, tenant, progress=progress)
+
+    async def restore(self, path: str | Path, *, progress: Callable[[int, int], None] | None = None) -> RestoreReport:
+        """Restore a dump; see :meth:`DeltaCore.restore`."""
+        return await asyncio.to_thread(self.sync.restore, path, progress=progress)

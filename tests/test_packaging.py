@@ -57,10 +57,10 @@ PUBLIC_API = [
 ]
 
 ENGINE_METHODS = [
-    "add", "apply_outbox", "close", "conflicts", "delete", "embed", "events", "facts", "feedback", "get", "history",
+    "add", "apply_outbox", "close", "conflicts", "delete", "embed", "events", "export", "facts", "feedback", "get", "history",
     "ingest", "observe_tools", "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query",
     "query_belief", "query_causal", "recall_decisions", "record_outcome", "record_retrieval", "reindex",
-    "resolve_conflict", "resolve_review", "retrievals",
+    "resolve_conflict", "resolve_review", "restore", "retrievals",
     "review_queue", "security_events", "stats", "system_events", "tool_schemas", "trust_score",
     "update", "versions",
 ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from deltacore.cli.beliefs import run_conflicts, run_facts
 from deltacore.cli.browse import add_browse_commands
+from deltacore.cli.backup import add_backup_commands
 from deltacore.cli.ingest import run_ingest
 from deltacore.cli.query import run_query, run_reindex, run_stats
 from deltacore.cli.review import RESOLUTIONS, run_review
@@ -240,5 +241,6 @@ def build_parser() -> argparse.ArgumentParser:
     security.set_defaults(handler=run_security_events)
 
     add_browse_commands(commands, store_options, positive_int, timestamp)  # list, show, delete
+    add_backup_commands(commands, store_options)  # export, import
     return parser
 

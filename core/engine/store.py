@@ -58,6 +58,7 @@ from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
 from deltacore.engine.versions import VersionMethods
+from deltacore.engine.backup import BackupMethods
 from deltacore.storage import HotTier, SQLStore
 from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
@@ -74,7 +75,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
-class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, VersionMethods):
+class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, VersionMethods, BackupMethods):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
     def __init__(
