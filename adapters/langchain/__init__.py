@@ -14,6 +14,7 @@ class                                  LangChain / LangGraph interface it implem
 ``DeltaCoreLangGraphStore``            ``langgraph.store.base.BaseStore``
 ``LangChainEmbedder``                  a LangChain ``Embeddings`` as DeltaCore's embedder
 ``DeltaCoreEmbeddings``                ``langchain_core.embeddings.Embeddings``
+``memory_tools``                       ``manage_memory`` / ``search_memory`` ``StructuredTool`` s
 =====================================  ============================================================
 """
 
@@ -31,6 +32,7 @@ from deltacore.adapters.langchain.middleware import DeltaCoreMiddleware  # noqa:
 from deltacore.adapters.langchain.retrievers import DeltaCoreRetriever  # noqa: E402
 from deltacore.adapters.langchain.storage import DeltaCoreStore  # noqa: E402
 from deltacore.adapters.langchain.store import DeltaCoreLangGraphStore  # noqa: E402
+from deltacore.adapters.langchain.tools import memory_tools  # noqa: E402
 
 __all__ = [
     "AsyncDeltaCoreCallbackHandler",
@@ -42,4 +44,5 @@ __all__ = [
     "DeltaCoreRetriever",
     "DeltaCoreStore",
     "LangChainEmbedder",
+    "memory_tools",
 ]
