@@ -29,6 +29,7 @@ from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
 from deltacore.model.backup import DumpManifest, RestoreReport
+from deltacore.storage.checkpoint_store import CheckpointRepository
 from deltacore.model.explain import QueryExplanation
 from deltacore.model.versions import MemoryVersion, UpdateResult
 from deltacore.model import (
@@ -329,3 +330,10 @@ class AsyncDeltaCore:
     async def restore(self, path: str | Path, *, progress: Callable[[int, int], None] | None = None) -> RestoreReport:
         """Restore a dump; see :meth:`DeltaCore.restore`."""
         return await asyncio.to_thread(self.sync.restore, path, progress=progress)
+
+    # ---- LangGraph checkpoints ------------------------------------------------------------------
+
+    async def checkpoints(self) -> CheckpointRepository:
+        """The checkpoint repository; see :meth:`DeltaCore.checkpoints` (its calls are sync: the
+        LangGraph saver's async methods run them in worker threads)."""
+        return self.sync.checkpoints()

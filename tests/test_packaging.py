@@ -57,7 +57,7 @@ PUBLIC_API = [
 ]
 
 ENGINE_METHODS = [
-    "add", "apply_outbox", "close", "conflicts", "delete", "embed", "events", "export", "facts", "feedback", "get", "history",
+    "add", "apply_outbox", "checkpoints", "close", "conflicts", "delete", "embed", "events", "export", "facts", "feedback", "get", "history",
     "ingest", "observe_tools", "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query",
     "query_belief", "query_causal", "recall_decisions", "record_outcome", "record_retrieval", "reindex",
     "resolve_conflict", "resolve_review", "restore", "retrievals",

@@ -15,6 +15,7 @@ class                                  LangChain / LangGraph interface it implem
 ``LangChainEmbedder``                  a LangChain ``Embeddings`` as DeltaCore's embedder
 ``DeltaCoreEmbeddings``                ``langchain_core.embeddings.Embeddings``
 ``memory_tools``                       ``manage_memory`` / ``search_memory`` ``StructuredTool`` s
+``DeltaCoreCheckpointSaver``           ``langgraph.checkpoint.base.BaseCheckpointSaver``
 =====================================  ============================================================
 """
 
@@ -33,6 +34,7 @@ from deltacore.adapters.langchain.retrievers import DeltaCoreRetriever  # noqa: 
 from deltacore.adapters.langchain.storage import DeltaCoreStore  # noqa: E402
 from deltacore.adapters.langchain.store import DeltaCoreLangGraphStore  # noqa: E402
 from deltacore.adapters.langchain.tools import memory_tools  # noqa: E402
+from deltacore.adapters.langchain.checkpoint import DeltaCoreCheckpointSaver  # noqa: E402
 
 __all__ = [
     "AsyncDeltaCoreCallbackHandler",
@@ -45,4 +47,5 @@ __all__ = [
     "DeltaCoreStore",
     "LangChainEmbedder",
     "memory_tools",
+    "DeltaCoreCheckpointSaver",
 ]

@@ -69,6 +69,7 @@ from deltacore.storage.decision_store import DecisionRepository
 from deltacore.storage.drift_store import DriftRepository
 from deltacore.storage.learning_store import LearningRepository
 from deltacore.storage.trust_store import TrustStore
+from deltacore.storage.checkpoint_store import CheckpointRepository
 from deltacore.storage.reindex import rebuild_index
 from deltacore.storage.reindex import reembed as reembed_vectors
 
@@ -379,6 +380,11 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods, VersionMethods, Ba
             vector_backend=self._vectors.kind,
             embedder=self._sql.stored_embedder() or self._embedder.name,
         )
+
+    def checkpoints(self) -> CheckpointRepository:
+        """The repository of LangGraph checkpoints kept in this store's database (what
+        ``deltacore.adapters.langchain.DeltaCoreCheckpointSaver`` reads and writes)."""
+        return CheckpointRepository(self._sql)
 
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
         """Logged system events (``CAUSAL_LOOP`` …), oldest first."""

@@ -202,6 +202,14 @@ def _memory_versions(conn: Connection, dialect: Dialect) -> None:
     )
 
 
+def _langgraph_checkpoints(conn: Connection, dialect: Dialect) -> None:
+    # The LangGraph checkpointer's tables (deltacore.storage.checkpoint_store); independent of
+    # every other migration, so it may run in any position.
+    from deltacore.storage.checkpoint_store import create_checkpoint_tables
+
+    create_checkpoint_tables(conn)
+
+
 MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _create_tables,
     _full_text_index,
@@ -219,6 +227,7 @@ MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _after_commit_journal,
     _facts_and_conflicts,
     _memory_versions,
+    _langgraph_checkpoints,
 ]
 
 
