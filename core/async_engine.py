@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,10 @@ from deltacore.governor_policy import MemoryBudget
 from deltacore.model.economy import MemoryEconomy
 from deltacore.engine import DeltaCore
 from deltacore.engine.forgetting import RequestLike
+from deltacore.model.backup import DumpManifest, RestoreReport
+from deltacore.storage.checkpoint_store import CheckpointRepository
+from deltacore.model.explain import QueryExplanation
+from deltacore.model.versions import MemoryVersion, UpdateResult
 from deltacore.model import (
     CausalChain,
     Channel,
@@ -115,9 +119,11 @@ class AsyncDeltaCore:
 
     # ---- read path ----------------------------------------------------------------------------
 
-    async def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
+    async def query(
+        self, criteria: QueryCriteria | str | None = None, /, *, explain: bool = False, **fields: Any
+    ) -> list[MemoryPacket] | QueryExplanation:
         """Retrieve memories; see :meth:`DeltaCore.query`."""
-        return await asyncio.to_thread(self.sync.query, criteria, **fields)
+        return await asyncio.to_thread(self.sync.query, criteria, explain=explain, **fields)
 
     async def events(
         self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any
@@ -129,9 +135,9 @@ class AsyncDeltaCore:
         """Vectors of ``texts`` from this store's embedder; see :meth:`DeltaCore.embed`."""
         return await asyncio.to_thread(self.sync.embed, texts)
 
-    async def get(self, event_id: str) -> Event:
+    async def get(self, event_id: str, *, latest: bool = False) -> Event:
         """The stored event ``event_id``; see :meth:`DeltaCore.get`."""
-        return await asyncio.to_thread(self.sync.get, event_id)
+        return await asyncio.to_thread(self.sync.get, event_id, latest=latest)
 
     async def query_causal(self, node_id: str, depth: int = 5, direction: str = "ancestors") -> CausalChain:
         """Walk provenance from a delta or event; see :meth:`DeltaCore.query_causal`."""
@@ -364,3 +370,42 @@ class AsyncDeltaCore:
     ) -> MemoryBudget | None:
         """Set or remove a tenant's budget; see :meth:`DeltaCore.set_budget`."""
         return await asyncio.to_thread(functools.partial(self.sync.set_budget, tenant, budget, **limits))
+    # ---- versions -------------------------------------------------------------------------------
+
+    async def update(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        meta: dict[str, Any] | None = None,
+        channel: Channel | str | None = None,
+        tenant: str = "default",
+        **fields: Any,
+    ) -> UpdateResult:
+        """Write a new version of a memory; see :meth:`DeltaCore.update`."""
+        return await asyncio.to_thread(
+            self.sync.update, memory_id, text=text, meta=meta, channel=channel, tenant=tenant, **fields
+        )
+
+    async def versions(self, memory_id: str, *, tenant: str = "default") -> list[MemoryVersion]:
+        """Every version of a memory, oldest first; see :meth:`DeltaCore.versions`."""
+        return await asyncio.to_thread(self.sync.versions, memory_id, tenant=tenant)
+
+    # ---- backup ---------------------------------------------------------------------------------
+
+    async def export(
+        self, path: str | Path, tenant: str | None = None, *, progress: Callable[[int, int], None] | None = None
+    ) -> DumpManifest:
+        """Write a versioned dump of a tenant or the store; see :meth:`DeltaCore.export`."""
+        return await asyncio.to_thread(self.sync.export, path, tenant, progress=progress)
+
+    async def restore(self, path: str | Path, *, progress: Callable[[int, int], None] | None = None) -> RestoreReport:
+        """Restore a dump; see :meth:`DeltaCore.restore`."""
+        return await asyncio.to_thread(self.sync.restore, path, progress=progress)
+
+    # ---- LangGraph checkpoints ------------------------------------------------------------------
+
+    async def checkpoints(self) -> CheckpointRepository:
+        """The checkpoint repository; see :meth:`DeltaCore.checkpoints` (its calls are sync: the
+        LangGraph saver's async methods run them in worker threads)."""
+        return self.sync.checkpoints()

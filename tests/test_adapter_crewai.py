@@ -330,6 +330,9 @@ def test_storage_backend_save_search_delete_round_trip(store: DeltaCore) -> None
     storage.update(first.model_copy(update={"content": "alice prefers multiplying", "importance": 0.4}))
     updated = storage.get_record(records[0].id)
     assert updated is not None and (updated.content, updated.importance) == ("alice prefers multiplying", 0.4)
+    # The update kept the record's previous version; recall sees only the new one.
+    assert [v.event.text for v in store.versions(records[0].id)] == ["alice prefers adding numbers", "alice prefers multiplying"]
+    assert storage.count("/users") == 2
 
     assert storage.delete(older_than=datetime.utcnow() - timedelta(days=1)) == 1  # bob's
     assert storage.delete(categories=["fact"]) == 1

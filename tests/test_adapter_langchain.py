@@ -412,7 +412,13 @@ def test_langgraph_store_get_put_search_delete_list(memory):
     store.put(("memories", "alice"), "drink", {"text": "alice drinks oolong now", "rating": 5})
     updated = store.get(("memories", "alice"), "drink")
     assert updated.value["text"] == "alice drinks oolong now" and updated.created_at == created
-    assert not memory.query("green tea", kinds=["fact"], user_id="alice", routers=["lexical"])  # the old value is gone
+    assert not memory.query("green tea", kinds=["fact"], user_id="alice", routers=["lexical"])  # the old value is hidden
+    # ... but kept: the put was an update, a new version of the item's memory.
+    current = memory.query("oolong", kinds=["fact"], user_id="alice", routers=["lexical"])[0]
+    assert [v.event.meta["value"]["text"] for v in memory.versions(current.id)] == [
+        "alice drinks green tea",
+        "alice drinks oolong now",
+    ]
 
     store.delete(("memories", "bob"), "copy")
     assert store.get(("memories", "bob"), "copy") is None
@@ -488,11 +494,13 @@ def test_kv_store_latest_value_wins(memory):
     ]
     store.mset([("alice:drink", "oolong")])
     assert store.mget(["alice:drink"]) == ["oolong"] and other.mget(["alice:drink"]) == ["water"]
+    current = memory.query("oolong", kinds=["fact"], routers=["lexical"])[0]
+    assert [v.event.text for v in memory.versions(current.id)] == ["green tea", "oolong"]  # mset kept the old value
     assert sorted(store.yield_keys(prefix="alice:")) == ["alice:cfg", "alice:drink"]
     store.mdelete(["alice:drink", "never-set"])
     assert store.mget(["alice:drink"]) == [None]
     assert sorted(store.yield_keys()) == ["alice:cfg", "blob", "bob:drink"]
-    assert memory.query("oolong", kinds=["fact"], routers=["lexical"]) == []  # superseded values are deleted
+    assert memory.query("oolong", kinds=["fact"], routers=["lexical"]) == []  # mdelete removes every version
     with pytest.raises(ValueError, match="not JSON"):
         store.mset([("bad", object())])
 

@@ -12,6 +12,7 @@ MODULES = [
     "deltacore.config",
     "deltacore.delta.provenance",
     "deltacore.engine",
+    "deltacore.engine.versions",
     "deltacore.model",
     "deltacore.retrieval.fusion",
 ]

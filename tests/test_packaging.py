@@ -59,12 +59,12 @@ PUBLIC_API = [
 ]
 
 ENGINE_METHODS = [
-    "add", "apply_outbox", "close", "conflicts", "delete", "embed", "events", "facts", "feedback", "forget",
-    "forget_many", "forget_status", "get", "history", "ingest", "monitor", "namespaces", "observe_tools", "open",
-    "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query", "query_belief", "query_causal",
-    "recall_decisions", "record_outcome", "record_retrieval", "reindex", "resolve_conflict", "resolve_review",
-    "retrievals", "review_queue", "security_events", "set_budget", "stats", "system_events", "tool_schemas",
-    "trust_score", "verify_erasure",
+    "add", "apply_outbox", "checkpoints", "close", "conflicts", "delete", "embed", "events", "export", "facts",
+    "feedback", "forget", "forget_many", "forget_status", "get", "history", "ingest", "monitor", "namespaces",
+    "observe_tools", "open", "owns_vector_index", "propagate", "quarantine_review", "quarantined", "query",
+    "query_belief", "query_causal", "recall_decisions", "record_outcome", "record_retrieval", "reindex",
+    "resolve_conflict", "resolve_review", "restore", "retrievals", "review_queue", "security_events", "set_budget",
+    "stats", "system_events", "tool_schemas", "trust_score", "update", "verify_erasure", "versions",
 ]
 
 

@@ -27,6 +27,7 @@ from deltacore.adapters.autogen.memory import (  # noqa: E402
     is_memory_message,
 )
 from deltacore.adapters.autogen.workbench import DeltaCoreWorkbench, DeltaCoreWorkbenchConfig  # noqa: E402
+from deltacore.adapters.autogen.tools import memory_tools  # noqa: E402
 
 __all__ = [
     "MEMORY_HEADER",
@@ -42,4 +43,5 @@ __all__ = [
     "record_run",
     "record_run_stream",
     "record_stream",
+    "memory_tools",
 ]

@@ -16,6 +16,7 @@ from deltacore.adapters.crewai.hooks import ToolCallCapture, ToolSchemaHooks, to
 from deltacore.adapters.crewai.listeners import DeltaCoreListener  # noqa: E402
 from deltacore.adapters.crewai.memory import DeltaCoreMemory, NoAnalysisLLM  # noqa: E402
 from deltacore.adapters.crewai.storage import DeltaCoreEmbedder, DeltaCoreStorage  # noqa: E402
+from deltacore.adapters.crewai.tools import memory_tools  # noqa: E402
 
 __all__ = [
     "DeltaCoreEmbedder",
@@ -28,4 +29,5 @@ __all__ = [
     "current_episode_id",
     "episode_of",
     "tool_args_schema",
+    "memory_tools",
 ]

@@ -288,17 +288,20 @@ class DeltaCoreStorage(ScopedAdapter):
         self._write([record_to_event(record, episode_id=episode_id, **self._scope_fields()) for record in records], records)
 
     def update(self, record: MemoryRecord) -> None:
-        """Replace a record (DeltaCore has no in-place update: delete, then store again)."""
+        """Replace a record: ``DeltaCore.update`` writes a new version and keeps the old one
+        (``store.versions(record.id)``); ``get_record(record.id)`` reads the new one."""
         try:
-            previous = self.store.get(record.id)
+            previous = self.store.get(record.id, latest=True)
         except NotFoundError:
             previous = None
-        if previous is not None and self._owns(previous):
-            fields = {"episode_id": previous.episode_id, "parent_ids": previous.parent_ids}
-            self.store.delete([record.id], tenant=self.tenant)
-        else:
-            fields = {"episode_id": current_episode_id()}
-        self._write([record_to_event(record, **fields, **self._scope_fields())])
+        if previous is None or not self._owns(previous):
+            self._write([record_to_event(record, episode_id=current_episode_id(), **self._scope_fields())])
+            return
+        event = record_to_event(record, episode_id=previous.episode_id, **self._scope_fields())
+        self.store.update(
+            previous.id, text=event.text, meta=event.meta, entities=event.entities, ts=event.ts,
+            channel=self.channel, tenant=self.tenant,
+        )
 
     def delete(
         self,
@@ -312,7 +315,9 @@ class DeltaCoreStorage(ScopedAdapter):
         entity = scope_entity(scope_prefix)
         if not categories and older_than is None and not metadata_filter:
             if record_ids is not None:
-                return len(self.store.delete(list(record_ids), entity=entity, tenant=self.tenant, **selectors).event_ids)
+                # Earlier versions of a record go with it; CrewAI counts records, not versions.
+                removed = self.store.delete(list(record_ids), entity=entity, tenant=self.tenant, **selectors).event_ids
+                return len(set(record_ids) & set(removed))
             if entity is not None or selectors:
                 return len(self.store.delete(entity=entity, tenant=self.tenant, **selectors).event_ids)
         deleted = 0
@@ -325,7 +330,7 @@ class DeltaCoreStorage(ScopedAdapter):
                 and _matches(event_to_record(packet), categories, metadata_filter)
             ]
             if ids:
-                deleted += len(self.store.delete(ids, tenant=self.tenant).event_ids)
+                deleted += len(set(ids) & set(self.store.delete(ids, tenant=self.tenant).event_ids))
             if not ids or len(page) < SCAN_LIMIT:
                 return deleted
 
@@ -369,7 +374,7 @@ class DeltaCoreStorage(ScopedAdapter):
 
     def get_record(self, record_id: str) -> MemoryRecord | None:
         try:
-            event = self.store.get(record_id)
+            event = self.store.get(record_id, latest=True)
         except NotFoundError:
             return None
         return event_to_record(event) if self._owns(event) else None

@@ -14,6 +14,8 @@ class                                  LangChain / LangGraph interface it implem
 ``DeltaCoreLangGraphStore``            ``langgraph.store.base.BaseStore``
 ``LangChainEmbedder``                  a LangChain ``Embeddings`` as DeltaCore's embedder
 ``DeltaCoreEmbeddings``                ``langchain_core.embeddings.Embeddings``
+``memory_tools``                       ``manage_memory`` / ``search_memory`` ``StructuredTool`` s
+``DeltaCoreCheckpointSaver``           ``langgraph.checkpoint.base.BaseCheckpointSaver``
 =====================================  ============================================================
 """
 
@@ -31,6 +33,8 @@ from deltacore.adapters.langchain.middleware import DeltaCoreMiddleware  # noqa:
 from deltacore.adapters.langchain.retrievers import DeltaCoreRetriever  # noqa: E402
 from deltacore.adapters.langchain.storage import DeltaCoreStore  # noqa: E402
 from deltacore.adapters.langchain.store import DeltaCoreLangGraphStore  # noqa: E402
+from deltacore.adapters.langchain.tools import memory_tools  # noqa: E402
+from deltacore.adapters.langchain.checkpoint import DeltaCoreCheckpointSaver  # noqa: E402
 
 __all__ = [
     "AsyncDeltaCoreCallbackHandler",
@@ -42,4 +46,6 @@ __all__ = [
     "DeltaCoreRetriever",
     "DeltaCoreStore",
     "LangChainEmbedder",
+    "memory_tools",
+    "DeltaCoreCheckpointSaver",
 ]

@@ -12,8 +12,9 @@ How keys map onto events:
   the event's ``meta["dedupe_key"]``, so two keys holding the same value are two events;
 * the event's text is the value as text (a string as is, other JSON as compact JSON, bytes as
   the key), so stored values are also memories an agent can retrieve;
-* **the latest value wins**: ``mset`` deletes the key's previous event (vectors and full-text
-  entries included) and writes the new one. The old value is gone, not kept as history;
+* **the latest value wins**: ``mset`` on an existing key is ``DeltaCore.update`` (a new version;
+  ``mget`` and searches see the new value, ``memory.versions(id)`` keeps the old ones);
+  ``mdelete`` removes the key with every version;
 * the namespace is an entity (``kv:<namespace>``): ``yield_keys`` lists it, and
   ``memory.delete(entity="kv:<namespace>")`` erases the whole store.
 
@@ -74,7 +75,7 @@ class DeltaCoreStore(ScopedAdapter, BaseStore[str, Any]):
         values: list[Any | None] = []
         for key in keys:
             try:
-                event = self.memory.get(self._id(key))
+                event = self.memory.get(self._id(key), latest=True)
             except NotFoundError:
                 values.append(None)
                 continue
@@ -86,8 +87,20 @@ class DeltaCoreStore(ScopedAdapter, BaseStore[str, Any]):
         if not latest:
             return
         events = [self._event(key, value) for key, value in latest.items()]
-        self.memory.delete([event["id"] for event in events], tenant=self.tenant)
-        gateway_notes(raise_rejections(self.memory.ingest(events, channel=Channel.SYSTEM)), log, "stored value")
+        fresh = []
+        for event in events:
+            try:
+                self.memory.get(event["id"])
+            except NotFoundError:
+                fresh.append(event)
+                continue
+            updated = self.memory.update(
+                event["id"], text=event["text"], meta=event["meta"], channel=Channel.SYSTEM, tenant=self.tenant
+            )
+            if updated.ingest is not None:
+                gateway_notes(updated.ingest, log, "stored value")
+        if fresh:
+            gateway_notes(raise_rejections(self.memory.ingest(fresh, channel=Channel.SYSTEM)), log, "stored value")
 
     def mdelete(self, keys: Sequence[str]) -> None:
         if keys:

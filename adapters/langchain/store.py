@@ -20,8 +20,9 @@ method of ``langgraph.store.base.BaseStore`` is built on them):
   keys holding the same text are two events.
 * **namespace**: each item carries the entity ``lgstore:<label>.<label>…`` for its namespace and
   for every prefix of it (labels cannot contain "."), so a namespace prefix is an entity filter.
-* **put** deletes the item's previous event (vectors and full-text entries included) and writes
-  the new value: the latest value wins and the old one is gone. A ``None`` value deletes.
+* **put** on an existing key is ``DeltaCore.update``: a new version of the item's event (the
+  gateway screens it like any write); searches see only the latest value, ``memory.versions(id)``
+  keeps the earlier ones. A ``None`` value deletes the item with every version.
 * **search** with ``query`` is the engine's fused semantic + lexical search (``score`` is the fused
   score); without one, items come newest first. ``filter`` (exact values, nested dicts and
   ``$eq $ne $gt $gte $lt $lte``) is applied to the values.
@@ -138,7 +139,7 @@ class DeltaCoreLangGraphStore(BaseStore):
 
     def _get(self, op: GetOp) -> Item | None:
         try:
-            event = self.memory.get(self._id(op.namespace, op.key))
+            event = self.memory.get(self._id(op.namespace, op.key), latest=True)
         except NotFoundError:
             return None
         return _item(event.meta, event.ts)
@@ -153,12 +154,21 @@ class DeltaCoreLangGraphStore(BaseStore):
             except NotFoundError:
                 pass
         now = datetime.now(timezone.utc)
-        events = [
-            self._event(op, created.get(self._id(op.namespace, op.key)) or now.isoformat(), now)
-            for op in latest.values()
-            if op.value is not None
-        ]
-        self.memory.delete(ids, tenant=self.tenant)
+        removed = [self._id(op.namespace, op.key) for op in latest.values() if op.value is None]
+        if removed:
+            self.memory.delete(removed, tenant=self.tenant)
+        events = []
+        for op in latest.values():
+            if op.value is None:
+                continue
+            event = self._event(op, created.get(self._id(op.namespace, op.key)) or now.isoformat(), now)
+            if event["id"] in created:
+                self.memory.update(
+                    event["id"], text=event["text"], meta=event["meta"], entities=event["entities"],
+                    channel=self.channel, tenant=self.tenant,
+                )
+            else:
+                events.append(event)
         if events:
             gateway_notes(raise_rejections(self.memory.ingest(events, channel=self.channel)), log, "store item")
 

@@ -21,6 +21,7 @@ from deltacore.adapters.llamaindex.instrumentation import (  # noqa: E402
 )
 from deltacore.adapters.llamaindex.memory import MEMORY_HEADER, DeltaCoreMemoryBlock, format_block  # noqa: E402
 from deltacore.adapters.llamaindex.retrievers import DeltaCoreRetriever, to_node  # noqa: E402
+from deltacore.adapters.llamaindex.tools import memory_tools  # noqa: E402
 
 __all__ = [
     "MEMORY_HEADER",
@@ -35,4 +36,5 @@ __all__ = [
     "format_packet",
     "instrument",
     "to_node",
+    "memory_tools",
 ]

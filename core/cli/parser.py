@@ -8,6 +8,8 @@ from typing import Any
 from deltacore.cli.beliefs import run_conflicts, run_facts
 from deltacore.cli.erasure import add_parser as add_verify_erasure
 from deltacore.cli.forget import add_parser as add_forget
+from deltacore.cli.browse import add_browse_commands
+from deltacore.cli.backup import add_backup_commands
 from deltacore.cli.ingest import run_ingest
 from deltacore.cli.monitor import run_monitor
 from deltacore.cli.query import run_query, run_reindex, run_stats
@@ -265,5 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_mcp_command(commands, store_options)
     add_inspect_command(commands, store_options)
+    add_browse_commands(commands, store_options, positive_int, timestamp)  # list, show, delete
+    add_backup_commands(commands, store_options)  # export, import
     return parser
 

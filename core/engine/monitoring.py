@@ -231,7 +231,8 @@ class MonitoringMethods:
             }
             self._governor.check_write(tenant, usage[tenant], incoming)
 
-    def _governed_query(self, criteria: QueryCriteria) -> list[MemoryPacket]:
+    def _governed_query(self, criteria: QueryCriteria, trace: dict[str, Any] | None = None) -> list[MemoryPacket]:
+        """``trace`` (``query(explain=True)``) receives what the orchestrator chose and why."""
         tenant = criteria.tenant
         start = time.perf_counter()
         self._apply_level_changes(self._governor.evaluate(tenant))
@@ -252,7 +253,7 @@ class MonitoringMethods:
                     criteria.top_k,
                     self._governor.policy,
                 )
-                packets: list[MemoryPacket] = self._retriever.query(criteria, plan)
+                packets: list[MemoryPacket] = self._retriever.query(criteria, plan, trace=trace)
             finally:
                 controller.release()
             op.records = len(packets)

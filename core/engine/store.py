@@ -51,6 +51,8 @@ from deltacore.model import (
 )
 from deltacore.gateway.standing import newcomer_sources
 from deltacore.retrieval import Retriever
+from deltacore.retrieval.explain import explain_query
+from deltacore.model.explain import QueryExplanation
 from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
@@ -65,6 +67,8 @@ from deltacore.engine.trust import TrustMethods
 from deltacore.engine.arguments import check_keys
 from deltacore.engine.health import HealthChecks, open_sql
 from deltacore.storage import HotTier
+from deltacore.engine.versions import VersionMethods
+from deltacore.engine.backup import BackupMethods
 from deltacore.storage.vector_access import VectorAccess
 from deltacore.storage.filters import event_filters
 from deltacore.storage.fact_store import FactStore
@@ -74,6 +78,7 @@ from deltacore.storage.decision_store import DecisionRepository
 from deltacore.storage.drift_store import DriftRepository
 from deltacore.storage.learning_store import LearningRepository
 from deltacore.storage.trust_store import TrustStore
+from deltacore.storage.checkpoint_store import CheckpointRepository
 from deltacore.storage.reindex import rebuild_index
 from deltacore.storage.reindex import reembed as reembed_vectors
 
@@ -89,6 +94,8 @@ class DeltaCore(
     ForgettingMethods,
     ErasureAuditMethods,
     MonitoringMethods,
+    VersionMethods,
+    BackupMethods,
 ):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
@@ -249,10 +256,14 @@ class DeltaCore(
 
     # ---- read path ----------------------------------------------------------------------------
 
-    def query(self, criteria: QueryCriteria | str | None = None, /, **fields: Any) -> list[MemoryPacket]:
+    def query(
+        self, criteria: QueryCriteria | str | None = None, /, *, explain: bool = False, **fields: Any
+    ) -> list[MemoryPacket] | QueryExplanation:
         """Retrieve memories.
 
         ``query("what broke?", top_k=5, max_tokens=400)`` or ``query(QueryCriteria(...))``.
+        ``explain=True`` returns a :class:`~deltacore.model.QueryExplanation`: the same packets,
+        which routers ran and why, and each router's rank and score for each packet.
         """
         if isinstance(criteria, QueryCriteria):
             if fields:
@@ -261,7 +272,10 @@ class DeltaCore(
             if criteria is not None:
                 fields.setdefault("text", criteria)
             criteria = _build_criteria(fields)
-        return self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
+        if not explain:
+            return self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
+        trace: dict[str, Any] = {}
+        return explain_query(criteria, trace, self._governed_query(criteria, trace=trace))
 
     def events(
         self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any
@@ -285,10 +299,13 @@ class DeltaCore(
         """Vectors of ``texts`` from this store's embedder (for frameworks that pass vectors around)."""
         return self._embedder(list(texts))
 
-    def get(self, event_id: str) -> Event:
-        """The stored event ``event_id``."""
+    def get(self, event_id: str, *, latest: bool = False) -> Event:
+        """The stored event ``event_id``; with ``latest=True``, the current version of the memory
+        it belongs to (see :meth:`update`)."""
         check_keys(event_id=event_id)
         with self._sql.reader() as conn:
+            if latest:
+                event_id = self._sql.head_version(conn, event_id) or event_id
             row = self._sql.fetch_events(conn, [event_id]).get(event_id)
         if row is None:
             raise NotFoundError(f"no event with id {event_id!r}")
@@ -354,6 +371,8 @@ class DeltaCore(
         check_keys(
             event_ids=list(event_ids or []), entity=entity, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id
         )
+        if event_ids is not None:
+            event_ids = self._all_versions(event_ids)  # a memory's every version goes with it
         with self._sql.writer() as conn:
             ids = self._sql.select_event_ids(
                 conn, tenant, event_ids, entity=entity, agent_id=agent_id, user_id=user_id, session_id=session_id
@@ -409,6 +428,11 @@ class DeltaCore(
             embedder=self._sql.stored_embedder() or self._embedder.name,
             problems=list(self._problems),
         )
+
+    def checkpoints(self) -> CheckpointRepository:
+        """The repository of LangGraph checkpoints kept in this store's database (what
+        ``deltacore.adapters.langchain.DeltaCoreCheckpointSaver`` reads and writes)."""
+        return CheckpointRepository(self._sql)
 
     def system_events(self, kind: str | None = None, tenant: str | None = None) -> list[dict[str, Any]]:
         """Logged system events (``CAUSAL_LOOP`` …), oldest first."""

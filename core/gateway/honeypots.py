@@ -1,7 +1,8 @@
 """Honeypots: canary memories an honest query never reaches.
 
-Each tenant gets ``TrustPolicy.honeypots`` (3–5) canaries: strings of random tokens, far from
-any natural language in embedding space and sharing no word with it. They live in their own
+Each tenant gets ``TrustPolicy.honeypots`` (3–5; 0 turns them off) canaries: strings of random
+tokens, far from any natural language in embedding space and sharing no word with it. They are
+embedded once per store (the first tenant's) and copied to each new tenant with their vectors. They live in their own
 table, never in ``dc_events``: they are never returned, never counted, never exported. Every
 query is checked against them as if they were memories (``deltacore.retrieval.defence``): a
 query that would retrieve one first — it shares a canary token, or a canary is closer to it than
@@ -52,6 +53,10 @@ class CanaryStore(Protocol):
 
     def plant_honeypots(self, conn: Connection, rows: list[dict[str, Any]]) -> None: ...
 
+    def store_canaries(self, conn: Connection, limit: int) -> tuple[list[str], np.ndarray]:
+        """(texts, vectors) of canaries already planted in the store (any tenant)."""
+        ...
+
 
 class Honeypots:
     """Plants and holds each tenant's canaries (cached per process)."""
@@ -75,8 +80,7 @@ class Honeypots:
             ids, _, _ = self.canaries(tenant)
             if ids:
                 continue
-            texts = [canary_text() for _ in range(self._policy.honeypots)]
-            vectors = embed_texts(self._embedder, texts)
+            texts, vectors = self._texts_and_vectors()
             rows = [
                 {
                     "id": canary_id(tenant, number),
@@ -92,6 +96,18 @@ class Honeypots:
                     self._store.plant_honeypots(conn, rows)
             with self._lock:
                 self._cache.pop(tenant, None)
+
+    def _texts_and_vectors(self) -> tuple[list[str], np.ndarray]:
+        """The store's canaries, embedded once per store: a new tenant gets copies of those
+        already planted, so only a store's first tenant costs the embedder (``honeypots``
+        calls; a paid or remote embedder is not billed per tenant). The secret is the same for
+        every tenant of a store; canaries are never returned, counted or exported."""
+        with self._database.reader() as conn:
+            texts, vectors = self._store.store_canaries(conn, self._policy.honeypots)
+        if len(texts) == self._policy.honeypots:
+            return texts, vectors
+        texts = [canary_text() for _ in range(self._policy.honeypots)]
+        return texts, embed_texts(self._embedder, texts)
 
     def canaries(self, tenant: str) -> tuple[list[str], list[set[str]], np.ndarray]:
         """(ids, token sets, unit vectors) of a tenant's canaries."""

@@ -13,7 +13,8 @@ batch's good events are committed together or not at all.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -30,7 +31,7 @@ from deltacore.ingest.batch import validate_batch
 from deltacore.ingest.validation import FieldLimits
 from deltacore.ingest.stages import Admitted, CommittedBatch, Screened, StepOutcome
 from deltacore.ingest.write_set import build_write_set, embedding_text, tool_schema_rows
-from deltacore.model import Channel, IngestResult, TrustAction
+from deltacore.model import Channel, IngestResult, Namespace, TrustAction
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,8 @@ class WriteStore(Protocol):
 
     def note_inserted(self, rows: int) -> None: ...
 
+    def replace_version(self, conn: Any, tenant: str, old_id: str, new_id: str, now: float) -> str | None: ...
+
 
 class IngestPipeline:
     def __init__(
@@ -85,7 +88,13 @@ class IngestPipeline:
         self.after_commit = after_commit
         """The ordered after-commit steps; later layers register theirs here."""
 
-    def run(self, raw_events: Sequence[Any], channel: Channel | None = None) -> IngestResult:
+    def run(
+        self, raw_events: Sequence[Any], channel: Channel | None = None, replaces: Mapping[int, str] | None = None
+    ) -> IngestResult:
+        """``replaces`` maps a batch index to the stored memory that event is a new version of
+        (``DeltaCore.update``): the old version is marked replaced in the same transaction,
+        unless the gateway quarantined (or blocked) the new one."""
+        replaces = replaces or {}
         batch = validate_batch(raw_events, channel, self._gateway.admit, self._limits, self._dedupe)
         event_ids: list[str | None] = [None] * len(raw_events)
         duplicates: list[str] = []
@@ -93,7 +102,7 @@ class IngestPipeline:
         # Dedupe against the store first (duplicates are never scored nor embedded), then the
         # gateway's verdicts; a blocked event is never embedded nor stored.
         with self._store.reader() as conn:
-            fresh = self._unstored(conn, list(batch.items), event_ids, duplicates)
+            fresh = self._unstored(conn, list(batch.items), event_ids, duplicates, replaces)
             screened = self._screen(conn, fresh)
         new = [s for s in screened if not s.blocked]
         blocked = [s for s in screened if s.blocked]
@@ -112,7 +121,7 @@ class IngestPipeline:
         inserted: set[str] = set()
         with self._store.writer() as conn:
             # Again inside the write lock: another process may have stored a copy meanwhile.
-            kept = {s.event.id for s in self._unstored(conn, [s.item for s in new], event_ids, duplicates)}
+            kept = {s.event.id for s in self._unstored(conn, [s.item for s in new], event_ids, duplicates, replaces)}
             new = [s for s in new if s.event.id in kept]
             if new:
                 derivation = derive([(s.index, s.event) for s in new], self._stored_context(conn, new), self._extractor)
@@ -126,6 +135,11 @@ class IngestPipeline:
                 for tenant, kind, payload in rows.system_events:
                     self._store.log_system_event(conn, tenant, kind, payload)
             stored = [s for s in new if s.event.id in inserted]
+            for s in stored:
+                # A quarantined version must not hide the one it claims to replace: that would
+                # let an untrusted write take a trusted memory out of retrieval.
+                if s.index in replaces and s.namespace != Namespace.QUARANTINE.value:
+                    self._store.replace_version(conn, s.event.tenant, replaces[s.index], s.event.id, time.time())
             committed = CommittedBatch(
                 stored=tuple(stored),
                 blocked=tuple(blocked),
@@ -147,9 +161,17 @@ class IngestPipeline:
         return _result(event_ids, duplicates, batch.rejected, committed, warnings, loops, outcomes)
 
     def _unstored(
-        self, conn: Any, items: list[Admitted], event_ids: list[str | None], duplicates: list[str]
+        self,
+        conn: Any,
+        items: list[Admitted],
+        event_ids: list[str | None],
+        duplicates: list[str],
+        replaces: Mapping[int, str] | None = None,
     ) -> list[Admitted]:
-        """The items not stored yet; a stored one's index gets the stored copy's id."""
+        """The items not stored yet; a stored one's index gets the stored copy's id. A new
+        version (``replaces``) is matched by id only: its content may equal the version it
+        replaces (a change of ``meta`` alone), and that is not a duplicate."""
+        replaces = replaces or {}
         if not items:
             return items
         existing_ids = self._store.existing_event_ids(conn, [item.event.id for item in items])
@@ -164,7 +186,8 @@ class IngestPipeline:
         kept = []
         for item in items:
             event = item.event
-            existing = event.id if event.id in existing_ids else existing_hashes.get((event.tenant, item.content_hash))
+            by_hash = None if item.index in replaces else existing_hashes.get((event.tenant, item.content_hash))
+            existing = event.id if event.id in existing_ids else by_hash
             if existing is None:
                 kept.append(item)
             else:

@@ -26,6 +26,8 @@ from deltacore.model.query import PresetName, QueryCriteria, RouterName, SearchB
 from deltacore.model.results import CausalChain, DeleteResult, IngestResult, StoreStats
 from deltacore.model.scope import SCOPE_FIELDS, Scope, ScopeFilter
 from deltacore.model.trust import Channel, Namespace, QuarantineReview, SecurityEvent, TrustAction, TrustDecision
+from deltacore.model.versions import MemoryVersion, UpdateResult
+from deltacore.model.explain import PacketExplanation, QueryExplanation, RouterChoice, RouterScore
 
 __all__ = [
     "SCOPE_FIELDS",
@@ -40,16 +42,21 @@ __all__ = [
     "EventKind",
     "IngestResult",
     "MemoryFlag",
+    "MemoryVersion",
     "MemoryPacket",
     "Namespace",
     "OutcomeReport",
+    "PacketExplanation",
     "PresetName",
     "PropagationReport",
     "QuarantineReview",
     "QueryCriteria",
+    "QueryExplanation",
     "Rejection",
     "ReviewItem",
+    "RouterChoice",
     "RouterName",
+    "RouterScore",
     "Scope",
     "ScopeFilter",
     "SearchBudget",
@@ -58,6 +65,7 @@ __all__ = [
     "ToolDrift",
     "TrustAction",
     "TrustDecision",
+    "UpdateResult",
     "as_utc",
     "new_id",
     "utc_now",

@@ -108,9 +108,12 @@ class Retriever:
         choose from; the query's own token budget."""
         return SearchBudget(candidate_pool=max(self._pool, criteria.top_k * 3), max_tokens=criteria.max_tokens)
 
-    def query(self, criteria: QueryCriteria, budget: SearchBudget | None = None) -> list[MemoryPacket]:
+    def query(
+        self, criteria: QueryCriteria, budget: SearchBudget | None = None, trace: dict[str, Any] | None = None
+    ) -> list[MemoryPacket]:
         """The memories that answer ``criteria``, best first, within ``budget`` (default:
-        :meth:`budget`)."""
+        :meth:`budget`). ``trace``, when given, receives the analysis, the router weights and
+        every router's ranked list (``deltacore.retrieval.explain``)."""
         budget = budget or self.budget(criteria)
         limit = budget.candidate_pool
         now = time.time()
@@ -147,6 +150,8 @@ class Retriever:
                 name: functools.partial(self._expanders[name].expand, seeds=seeds) for name in weights if name in STAGE_TWO
             }
             ranked.update(self._concurrently(context, expansions))
+            if trace is not None:
+                trace.update(analysis=analysis, weights=weights, ranked=ranked)
             fused = self._fuse(ranked, weights, depth=limit)
             if analysis.time_range is not None and ranked.get(RouterName.TEMPORAL):
                 # The query names a period: its memories come first. The bonus is the most any

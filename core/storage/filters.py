@@ -17,7 +17,7 @@ from sqlalchemy import ColumnElement, and_, exists, func, or_, select
 from deltacore.model import Namespace, QueryCriteria, ScopeFilter
 from deltacore.storage.tables import deltas, event_entities, events
 
-SCOPE_METADATA = ("agent_id", "user_id", "session_id", "episode_id", "kind", "namespace", "ts")
+SCOPE_METADATA = ("agent_id", "user_id", "session_id", "episode_id", "kind", "namespace", "ts", "replaced_by")
 """The row metadata :func:`scope_predicate` reads (what the HOT tier keeps beside each vector)."""
 
 
@@ -38,6 +38,8 @@ def scope_clauses(scope: ScopeFilter) -> list[ColumnElement[bool]]:
         clauses.append(events.c.kind.in_(list(scope.kinds)))
     if not scope.include_quarantined:
         clauses.append(events.c.namespace != Namespace.QUARANTINE.value)
+    # A version an update replaced is kept (``versions()``) but is no longer the memory.
+    clauses.append(events.c.replaced_by.is_(None))
     if scope.since is not None:
         clauses.append(events.c.ts >= scope.since)
     if scope.until is not None:
@@ -94,6 +96,8 @@ def scope_predicate(scope: ScopeFilter) -> Callable[[Mapping[str, Any]], bool]:
         if kinds and meta["kind"] not in kinds:
             return False
         if hide_quarantine and meta["namespace"] == Namespace.QUARANTINE.value:
+            return False
+        if meta["replaced_by"] is not None:
             return False
         if low is not None and meta["ts"] < low:
             return False

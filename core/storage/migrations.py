@@ -191,6 +191,26 @@ def _facts_and_conflicts(conn: Connection, dialect: Dialect) -> None:
     conflicts.create(conn, checkfirst=True)
 
 
+def _memory_versions(conn: Connection, dialect: Dialect) -> None:
+    # update() writes a new version and marks the one it replaces (retrieval hides replaced rows).
+    columns = {c["name"] for c in inspect(conn).get_columns("dc_events")}
+    if "replaced_by" not in columns:
+        conn.exec_driver_sql("ALTER TABLE dc_events ADD COLUMN replaced_by VARCHAR(128)")
+    if "replaced_at" not in columns:
+        conn.exec_driver_sql("ALTER TABLE dc_events ADD COLUMN replaced_at FLOAT")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_dc_events_replaced ON dc_events (replaced_by) WHERE replaced_by IS NOT NULL"
+    )
+
+
+def _langgraph_checkpoints(conn: Connection, dialect: Dialect) -> None:
+    # The LangGraph checkpointer's tables (deltacore.storage.checkpoint_store); independent of
+    # every other migration, so it may run in any position.
+    from deltacore.storage.checkpoint_store import create_checkpoint_tables
+
+    create_checkpoint_tables(conn)
+
+
 MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _create_tables,
     _full_text_index,
@@ -207,6 +227,8 @@ MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _drop_mention_lookup_index,
     _after_commit_journal,
     _facts_and_conflicts,
+    _memory_versions,
+    _langgraph_checkpoints,
 ]
 
 

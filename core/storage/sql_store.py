@@ -18,9 +18,10 @@ from deltacore.storage.event_reads import EventReads
 from deltacore.storage.event_writes import EventWrites
 from deltacore.storage.learning_store import LearningRepository
 from deltacore.storage.system_log import SystemLog
+from deltacore.storage.version_store import VersionRepository
 
 
-class SQLStore(Database, EventReads, EventWrites, SystemLog, LearningRepository):
+class SQLStore(Database, EventReads, EventWrites, SystemLog, LearningRepository, VersionRepository):
     """Reads and writes the SQL tables. Knows nothing about embeddings or retrieval.
 
     >>> from deltacore.config import DeltaCoreConfig

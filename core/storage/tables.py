@@ -65,6 +65,8 @@ events = Table(
     ),
     Column("embedding", LargeBinary, comment="float32 vector; the vector index is rebuilt from it"),
     Column("created_at", Float, nullable=False),
+    Column("replaced_by", _ID, comment="the newer version of this memory (update); hidden from retrieval when set"),
+    Column("replaced_at", Float, comment="when the newer version replaced it"),
 )
 Index("ix_dc_events_dedupe", events.c.tenant, events.c.content_hash)
 Index("ix_dc_events_scope_ts", events.c.tenant, events.c.ts)
@@ -72,6 +74,13 @@ Index("ix_dc_events_episode", events.c.tenant, events.c.episode_id, events.c.ts)
 Index("ix_dc_events_actor", events.c.tenant, events.c.actor)
 Index("ix_dc_events_user", events.c.tenant, events.c.user_id)
 Index("ix_dc_events_source", events.c.tenant, events.c.source, events.c.ts)
+# versions() walks back from a version to the one it replaced; only replaced rows are indexed.
+Index(
+    "ix_dc_events_replaced",
+    events.c.replaced_by,
+    sqlite_where=events.c.replaced_by.is_not(None),
+    postgresql_where=events.c.replaced_by.is_not(None),
+)
 
 deltas = Table(
     "dc_deltas",

@@ -129,7 +129,11 @@ class ReputationRepository:
         # index. As a join, SQLite's planner may scan every event instead when sampled statistics
         # (taken while few deltas had a subject) make that index look unselective, a cost per
         # fact written that grows with the store.
-        trusted = exists().where(events.c.id == deltas.c.event_id, events.c.namespace == Namespace.TRUSTED.value)
+        trusted = exists().where(
+            events.c.id == deltas.c.event_id,
+            events.c.namespace == Namespace.TRUSTED.value,
+            events.c.replaced_by.is_(None),  # a version an update replaced is no longer evidence
+        )
         if exclude_source is not None:
             trusted = trusted.where(or_(events.c.source.is_(None), events.c.source != exclude_source))
         statement = (
@@ -285,6 +289,15 @@ class HoneypotRepository:
             return [], [], np.zeros((0, 0), dtype=np.float32)
         vectors = np.stack([np.frombuffer(row.embedding, dtype=np.float32) for row in rows])
         return [r.id for r in rows], [r.text for r in rows], vectors
+
+    def store_canaries(self, conn: Connection, limit: int) -> tuple[list[str], np.ndarray]:
+        """(texts, vectors) of the canaries planted last in this store, any tenant: a new tenant
+        reuses them instead of paying the embedder again."""
+        latest = conn.execute(select(honeypots.c.tenant).order_by(honeypots.c.created_at.desc()).limit(1)).scalar()
+        if latest is None:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        _, texts, vectors = self.honeypots(conn, latest)
+        return texts[:limit], vectors[:limit]
 
     def plant_honeypots(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
         if rows:
