@@ -14,15 +14,26 @@ import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from deltacore.belief.aliasing import look_alikes, new_pairs
-from deltacore.belief.extract import FactExtractor, FactFieldError, RuleFactExtractor, timestamp_of
+from deltacore.belief.extract import (
+    FactExtractor,
+    FactFieldError,
+    RuleFactExtractor,
+    timestamp_of,
+)
 from deltacore.belief.lexicon import canonical_subject, normalise_attribute
 from deltacore.belief.policy import BeliefPolicy, SlotBook, Statement
+from deltacore.belief.records import (
+    BeliefState,
+    ConflictRecord,
+    ConflictResolution,
+    Fact,
+    FactStatus,
+)
 from deltacore.belief.shift import ShiftMonitor, event_features
-from deltacore.belief.records import BeliefState, ConflictRecord, ConflictResolution, Fact, FactStatus
 from deltacore.belief.staleness import slot_belief, valid_at
 from deltacore.errors import InvalidQueryError, NotFoundError
 
@@ -86,7 +97,7 @@ class StoredEvent:
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> StoredEvent:
         values = {k: row.get(k) for k in cls.__dataclass_fields__}
-        values["ts"] = datetime.fromtimestamp(float(row["ts"]), timezone.utc)
+        values["ts"] = datetime.fromtimestamp(float(row["ts"]), UTC)
         values["meta"] = row.get("meta") or {}
         return cls(**values)
 
@@ -124,13 +135,15 @@ class BeliefLayer:
         for the same events changes nothing."""
         if not stored_ids:
             return 0
-        rows = self.store.stored_events(conn, stored_ids)
+        rows = [r for r in self.store.stored_events(conn, stored_ids) if r["namespace"] != "quarantine"]
+        # Quarantined events are never retrieved, so never believed (a release can re-derive them).
+        events = [StoredEvent.from_row(row) for row in rows]
+        prepare = getattr(self.extractor, "prepare", None)
+        if prepare is not None:
+            prepare(events)  # one embedding call for the batch's unseen predicates
         by_tenant: dict[str, list[Statement]] = {}
         features: dict[str, list[list[str]]] = {}
-        for row in rows:
-            if row["namespace"] == "quarantine":
-                continue  # never retrieved, so never believed (a release can re-derive it)
-            event = StoredEvent.from_row(row)
+        for row, event in zip(rows, events):
             try:
                 claims = self.extractor.claims(event)
             except FactFieldError as exc:
@@ -222,7 +235,7 @@ class BeliefLayer:
     def query_belief(self, entity: str, at_time: Any = None, *, tenant: str = "default") -> BeliefState:
         """What is believed about ``entity`` at ``at_time`` (default now), slot by slot, with staleness."""
         t = moment(at_time, "at_time")
-        t = t if t is not None else datetime.now(timezone.utc).timestamp()
+        t = t if t is not None else datetime.now(UTC).timestamp()
         key = canonical_subject(entity) or entity.casefold()
         with self.store.reader() as conn:
             rows = self.store.facts(conn, tenant, key)
@@ -241,7 +254,7 @@ class BeliefLayer:
         return BeliefState(
             entity=key,
             tenant=tenant,
-            at=datetime.fromtimestamp(t, timezone.utc),
+            at=datetime.fromtimestamp(t, UTC),
             slots=beliefs,
             last_observation=max(observed) if observed else None,
             confidence=min((b.confidence for b in beliefs.values()), default=0.0),
@@ -301,7 +314,7 @@ def moment(value: Any, field: str) -> float | None:
 
 
 def _dt(value: float | None) -> datetime | None:
-    return datetime.fromtimestamp(float(value), timezone.utc) if value is not None else None
+    return datetime.fromtimestamp(float(value), UTC) if value is not None else None
 
 
 def fact_record(row: dict[str, Any]) -> Fact:

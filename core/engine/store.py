@@ -51,7 +51,7 @@ from deltacore.retrieval import Retriever
 from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
-from deltacore.belief import BeliefLayer
+from deltacore.belief import BeliefLayer, belief_extractor
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.learning import LearningMethods
 from deltacore.engine.trust import TrustMethods
@@ -106,6 +106,7 @@ class DeltaCore(LearningMethods, TrustMethods, BeliefMethods):
         self._beliefs = BeliefLayer(
             FactStore(self._sql),
             config.belief,
+            extractor=belief_extractor(config.belief, self._embedder),
             newcomers=lambda conn, tenant, sources: newcomer_sources(conn, config.trust, tenant, sources),
         )
         self._pipeline = IngestPipeline(
