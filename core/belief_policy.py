@@ -56,6 +56,10 @@ class BeliefPolicy(BaseModel):
     """Slot identity: a predicate or attribute name the lexicon does not know takes the nearest
     known attribute when its embedding's cosine similarity is at least this (and clearly ahead
     of the next attribute); below it the predicate states no fact."""
+    shift_boost: float = Field(default=0.25, ge=0.0, le=10.0)
+    """After a distribution shift (E07), memories written since it score this much higher…"""
+    shift_promotion_hours: float = Field(default=168.0, gt=0.0)
+    """…for this long after the shift began."""
     attribute_embedding: bool = True
     """Use the store's embedder for that similarity (off: the curated lexicon only)."""
 

@@ -67,6 +67,7 @@ class FactRepository(Protocol):
     def conflict(self, conn: Any, conflict_id: str) -> dict[str, Any] | None: ...
     def save(self, conn: Any, facts: Sequence[dict[str, Any]], links: Sequence[dict[str, Any]], conflicts: Sequence[dict[str, Any]]) -> None: ...
     def log(self, conn: Any, entries: Sequence[tuple[str, str, dict[str, Any]]]) -> None: ...
+    def last_shift(self, conn: Any, tenant: str) -> float | None: ...
 
 
 NewcomerCheck = Callable[[Any, str, set[str]], set[str]]
@@ -118,6 +119,8 @@ class BeliefLayer:
         self.extractor = extractor or RuleFactExtractor()
         self._newcomers = newcomers
         self.shift = ShiftMonitor()
+        self._shifts: dict[str, float | None] = {}
+        """Tenant -> start of its latest distribution shift (E07), loaded from the log once."""
 
     # ---- write path --------------------------------------------------------------------------------
 
@@ -143,6 +146,7 @@ class BeliefLayer:
             prepare(events)  # one embedding call for the batch's unseen predicates
         by_tenant: dict[str, list[Statement]] = {}
         features: dict[str, list[list[str]]] = {}
+        times: dict[str, list[float]] = {}
         for row, event in zip(rows, events):
             try:
                 claims = self.extractor.claims(event)
@@ -151,6 +155,7 @@ class BeliefLayer:
                 claims = []
             classes = sorted({self.policy.class_of(c.attribute) for c in claims})
             features.setdefault(event.tenant, []).append(event_features(row, classes))
+            times.setdefault(event.tenant, []).append(event.ts.timestamp())
             for claim in claims:
                 by_tenant.setdefault(event.tenant, []).append(
                     Statement(claim, event.id, event.tenant, event.ts.timestamp(), event.source, float(event.trust),
@@ -159,10 +164,13 @@ class BeliefLayer:
         applied = 0
         for tenant, statements in by_tenant.items():
             applied += self._apply(conn, tenant, statements)
-        alarms = [alarm for tenant, found in features.items() for alarm in self.shift.observe(tenant, found)]
+        alarms = [alarm for tenant, found in features.items() for alarm in self.shift.observe(tenant, found, times[tenant])]
         if alarms:
             log.warning("E07 DISTRIBUTION_SHIFT in %s", ", ".join(sorted({a.tenant for a in alarms})))
             self.store.log(conn, [(a.tenant, "DISTRIBUTION_SHIFT", a.payload()) for a in alarms])
+            for alarm in alarms:
+                if alarm.since is not None:
+                    self._shifts[alarm.tenant] = max(alarm.since, self._shifts.get(alarm.tenant) or 0.0)
         return applied
 
     def _apply(self, conn: Any, tenant: str, statements: list[Statement]) -> int:
@@ -209,6 +217,12 @@ class BeliefLayer:
         conflicts = [book.conflicts[i] for i in sorted(book.changed_conflicts)]
         self.store.save(conn, facts, book.links, conflicts)
         self.store.log(conn, book.system_events)
+
+    def shift_since(self, conn: Any, tenant: str) -> float | None:
+        """When the tenant's latest distribution shift (E07) began, if it had one."""
+        if tenant not in self._shifts:
+            self._shifts[tenant] = self.store.last_shift(conn, tenant)
+        return self._shifts[tenant]
 
     # ---- reading -----------------------------------------------------------------------------------
 
