@@ -52,6 +52,16 @@ class BeliefPolicy(BaseModel):
     """Extra attribute -> class assignments (e.g. ``{"queue depth": "status"}``)."""
     stale_below: float = Field(default=0.5, ge=0.0, le=1.0)
     """A belief below this confidence is STALE (E05): re-observe before acting."""
+    attribute_similarity: float = Field(default=0.62, ge=0.0, le=1.0)
+    """Slot identity: a predicate or attribute name the lexicon does not know takes the nearest
+    known attribute when its embedding's cosine similarity is at least this (and clearly ahead
+    of the next attribute); below it the predicate states no fact."""
+    shift_boost: float = Field(default=0.25, ge=0.0, le=10.0)
+    """After a distribution shift (E07), memories written since it score this much higher…"""
+    shift_promotion_hours: float = Field(default=168.0, gt=0.0)
+    """…for this long after the shift began."""
+    attribute_embedding: bool = True
+    """Use the store's embedder for that similarity (off: the curated lexicon only)."""
 
     def checked(self) -> BeliefPolicy:
         known = set(CLASSES) | set(self.half_life_hours)

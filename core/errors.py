@@ -21,11 +21,11 @@
     └── MemoryException                      the nine memory failure classes, each with ``code``
         ├── PoisonDetected            E01    reported: quarantined and logged, never raised at the writer
         ├── CircularCausalChain       E02    raised by provenance walks on a loop
-        ├── TemporalContradiction     E03    reserved: raised when the belief layer lands
+        ├── TemporalContradiction     E03    reported: the old fact superseded or a ConflictRecord opened, logged
         ├── SchemaDrift               E04    reported: logged and returned; ToolDrift.error() builds it
-        ├── BeliefStale               E05    reserved: raised when the belief layer lands
+        ├── BeliefStale               E05    reported: the packet flagged STALE with a re-observe hint
         ├── MemoryAlias               E06    reported: look-alike subjects logged as ALIAS_AMBIGUITY, kept apart
-        ├── DistributionShift         E07    reserved: raised when the belief layer lands
+        ├── DistributionShift         E07    reported: logged, recent memories promoted, older beliefs DEGRADED
         ├── CompressionLimit          E08    reserved: raised when consolidation lands
         └── ConsolidationTimeout      E09    reserved: raised when consolidation lands
 
@@ -298,9 +298,11 @@ class CircularCausalChain(MemoryException):
 class TemporalContradiction(MemoryException):
     """E03: a new fact has the subject and predicate of a stored one, with a different object.
 
-    Reserved: raised when the belief layer lands (it keeps both facts with belief weights and
-    flags them contradicted). Until then the trust gateway only scores such a write as a
-    contradiction, and ``DeltaCore.propagate(node, "contradiction")`` marks what derived from it.
+    Reported, not raised: the belief layer (``deltacore.belief.policy``) supersedes the old fact
+    (its ``valid_until`` closed, ``superseded_by`` set, never deleted) or keeps both with belief
+    weights and opens a ``ConflictRecord`` (``DeltaCore.conflicts()``), logs a
+    ``TEMPORAL_CONTRADICTION`` system event each time, and retrieved memories carry the
+    SUPERSEDED or CONTRADICTED flag.
     """
 
     code, name = "E03", "TEMPORAL_CONTRADICTION"
@@ -321,8 +323,9 @@ class SchemaDrift(MemoryException):
 class BeliefStale(MemoryException):
     """E05: a belief's confidence decayed below 0.5; re-observe before acting.
 
-    Reserved: raised when the belief layer lands (beliefs whose confidence decays when they are
-    not re-observed).
+    Reported, not raised: an observation's belief loses confidence with time
+    (``BeliefPolicy.half_life_hours``); below ``stale_below`` the packet is flagged STALE with a
+    "re-observe before acting" hint, and ``QueryCriteria.exclude_stale`` drops it.
     """
 
     code, name = "E05", "BELIEF_STALE"
@@ -343,8 +346,9 @@ class MemoryAlias(MemoryException):
 class DistributionShift(MemoryException):
     """E07: the context distribution moved (a spike in KL divergence of the context features).
 
-    Reserved: raised when the belief layer lands (its shift monitor promotes recent schemas and
-    demotes old ones).
+    Reported, not raised: the belief layer's shift monitor (``deltacore.belief.shift``) logs a
+    ``DISTRIBUTION_SHIFT`` system event, promotes the tenant's memories written since the shift
+    in ranking and marks the beliefs last observed before it DEGRADED (packets carry the flag).
     """
 
     code, name = "E07", "DISTRIBUTION_SHIFT"

@@ -106,3 +106,30 @@ def test_crewai_search_records_carry_the_flags(memory):
     hits = storage.search(vector, limit=2)
     assert [record.metadata["deltacore"]["id"] for record, _ in hits] == [go, python]
     assert [record.metadata["deltacore"]["flags"] for record, _ in hits] == [[], ["superseded"]]
+
+
+def test_crewai_search_records_carry_the_belief_fields(memory):
+    from deltacore.adapters.crewai import DeltaCoreStorage
+
+    python, go = _python_then_go(memory)
+    storage = DeltaCoreStorage(memory)
+    [vector] = storage.embedder(["what language does the user prefer?"])
+    current, replaced = (record.metadata["deltacore"] for record, _ in storage.search(vector, limit=2))
+    assert replaced["current_value"] == "Go" and replaced["belief_confidence"] == 0.0
+    assert replaced["superseded_by"] == memory.history("user", "preferred language")[-1].id
+    assert current["belief_confidence"] == 1.0 and current["current_value"] is None
+
+
+def test_langgraph_store_search_returns_current_values_unless_asked(memory):
+    from deltacore.adapters.langchain import DeltaCoreLangGraphStore
+
+    store = DeltaCoreLangGraphStore(memory)
+    store.put(("memories", "user"), "language", {"text": "The user prefers Python"})
+    store.put(("memories", "user"), "switch", {"text": "The user switched to Go"})
+    found = store.search(("memories", "user"), query="what language does the user prefer?")
+    assert [item.key for item in found] == ["switch"]  # the replaced value is left out
+    everything = DeltaCoreLangGraphStore(memory, include_superseded=True).search(
+        ("memories", "user"), query="what language does the user prefer?"
+    )
+    assert [item.key for item in everything] == ["switch", "language"]
+    assert [item.key for item in store.search(("memories", "user"))] == ["switch"]  # newest first, current only

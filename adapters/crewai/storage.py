@@ -200,7 +200,10 @@ _PACKET_KEYS = ("id", "kind", "score", "flags", "token_cost", "provenance", "epi
 def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
     """The part of the shared packet metadata a match carries (CrewAI shows it to the model)."""
     shared = _shared.packet_metadata(packet)
-    return {key: shared[key] for key in _PACKET_KEYS} | {"score": round(packet.score, 4)}
+    # A memory stating a tracked fact also says what the belief layer knows of it (the current
+    # value when its own was superseded, the competing values of a conflict).
+    keys = _PACKET_KEYS + tuple(k for k in _shared.BELIEF_KEYS if k in shared)
+    return {key: shared[key] for key in keys} | {"score": round(packet.score, 4)}
 
 
 # ---- the backend -----------------------------------------------------------------------------

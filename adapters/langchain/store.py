@@ -26,6 +26,10 @@ method of ``langgraph.store.base.BaseStore`` is built on them):
 * **search** with ``query`` is the engine's fused semantic + lexical search (``score`` is the fused
   score); without one, items come newest first. ``filter`` (exact values, nested dicts and
   ``$eq $ne $gt $gte $lt $lte``) is applied to the values.
+* **current values**: an item whose value the belief layer has replaced (another item states a
+  newer value of the same fact slot, e.g. "Alice moved to Lisbon" after "Alice lives in Berlin")
+  is left out of searches; ``include_superseded=True`` keeps it (flagged in the engine's packets).
+  The full scan (a ``filter`` without ``query`` beyond the first results) is not checked.
 * ``put(..., index=False)`` items are stored but left out of query searches. TTLs are not
   supported (``supports_ttl = False``).
 """
@@ -59,7 +63,7 @@ from deltacore.adapters._shared import renamed_store, TOP_K_LIMIT, gateway_notes
 from deltacore.adapters.langchain._engine import FRAMEWORK, sync_memory
 from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import NotFoundError
-from deltacore.model import Channel, Event, EventKind, MemoryPacket
+from deltacore.model import Channel, Event, EventKind, MemoryFlag, MemoryPacket
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +96,7 @@ class DeltaCoreLangGraphStore(BaseStore):
         index: Mapping[str, Any] | None = None,
         scope: Callable[[Namespace], Mapping[str, str | None]] | None = None,
         channel: Channel | str = Channel.AGENT,
+        include_superseded: bool = False,
         memory: DeltaCore | AsyncDeltaCore | None = None,
         index_fields: list[str] | None = None,
     ) -> None:
@@ -101,6 +106,7 @@ class DeltaCoreLangGraphStore(BaseStore):
         self.index_fields = _index_fields(index, index_fields)
         self.scope = scope
         self.channel = Channel(channel)
+        self.include_superseded = include_superseded
 
     # ---- the two primitives ----------------------------------------------------------------------
 
@@ -220,6 +226,7 @@ class DeltaCoreLangGraphStore(BaseStore):
             for record in records
             if tuple(record.meta.get("lg_namespace") or ())[: len(prefix)] == prefix
             and (not op.filter or _matches(record.meta.get("value") or {}, op.filter))
+            and (self.include_superseded or not _superseded(record))
         ]
         page = found[op.offset : op.offset + op.limit]
         return [
@@ -243,6 +250,11 @@ class DeltaCoreLangGraphStore(BaseStore):
 
 
 # ---- translation helpers ---------------------------------------------------------------------------
+
+
+def _superseded(record: MemoryPacket | Event) -> bool:
+    """The belief layer replaced the value this item states (only packets carry the flag)."""
+    return isinstance(record, MemoryPacket) and MemoryFlag.SUPERSEDED in record.flags
 
 
 def _entity(namespace: Namespace) -> str:

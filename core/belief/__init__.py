@@ -1,12 +1,32 @@
 """Layer 3, beliefs: facts in time, contradictions settled per slot, beliefs that go stale."""
 
+from typing import Any
+
+from deltacore.belief.attributes import AttributeResolver
 from deltacore.belief.extract import FactClaim, FactExtractor, RuleFactExtractor
 from deltacore.belief.layer import BeliefLayer, FactRepository
 from deltacore.belief.policy import BeliefPolicy
-from deltacore.belief.records import UNKNOWN, BeliefState, ConflictRecord, ConflictResolution, Fact, FactStatus, SlotBelief
+from deltacore.belief.records import (
+    UNKNOWN,
+    BeliefState,
+    ConflictRecord,
+    ConflictResolution,
+    Fact,
+    FactStatus,
+    SlotBelief,
+)
+
+
+def belief_extractor(policy: BeliefPolicy, embedder: Any | None = None) -> RuleFactExtractor:
+    """The default extractor, its attribute similarity on ``embedder`` (the store's) when the
+    policy allows it."""
+    embed = (lambda texts: embedder(input=texts)) if embedder is not None and policy.attribute_embedding else None
+    return RuleFactExtractor(AttributeResolver(embed, threshold=policy.attribute_similarity))
+
 
 __all__ = [
     "UNKNOWN",
+    "AttributeResolver",
     "BeliefLayer",
     "BeliefPolicy",
     "BeliefState",
@@ -19,4 +39,5 @@ __all__ = [
     "FactStatus",
     "RuleFactExtractor",
     "SlotBelief",
+    "belief_extractor",
 ]

@@ -8,14 +8,22 @@ with ``claims(event) -> list[FactClaim]`` fits :class:`FactExtractor`.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
+from deltacore.belief.attributes import AttributeResolver
+from deltacore.belief.claims import _DATE, FactClaim, parse_date, timestamp_of
+from deltacore.belief.grammar import lowercase_value, name_span, parse
+from deltacore.belief.json_facts import json_claims
 from deltacore.belief.lexicon import (
+    ATTRIBUTES,
+    ENVIRONMENTS,
+    FIRST_PERSON,
+    PERSON_ATTRIBUTES,
     STATUS_WORDS,
+    TYPE_NOUNS,
     canonical_subject,
     category_of,
     clean,
@@ -27,23 +35,6 @@ MAX_TEXT_CHARS = 2000
 MAX_SENTENCES = 8
 MAX_SENTENCE_CHARS = 220
 MAX_JSON_FIELDS = 20
-
-
-@dataclass(frozen=True, slots=True)
-class FactClaim:
-    """One statement of a value for a slot, as found in one event."""
-
-    subject: str
-    subject_name: str
-    attribute: str
-    value: str
-    confidence: float
-    method: str
-    valid_from: float | None = None
-    """Unix seconds when the statement says when it became true ("as of March 2025")."""
-    correction: bool = False
-    denied: str | None = None
-    """The value a correction says is wrong ("…, not Paris")."""
 
 
 class FactExtractor(Protocol):
@@ -82,72 +73,10 @@ def explicit_fields(meta: dict[str, Any]) -> tuple[str, str, Any] | None:
     return subject, str(attribute), value
 
 
-# ---- dates -------------------------------------------------------------------------------------
+_LEAD_DATE = re.compile(rf"^(?:as of|since|from|starting|effective|beginning|on|in)\s+(?P<date>{_DATE})\s*,\s*", re.IGNORECASE)
+_TAIL_DATE = re.compile(rf"\s*,?\s+(?:as of|since|starting|effective|from)\s+(?P<date>{_DATE})$", re.IGNORECASE)
+_LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.IGNORECASE)
 
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-         ("november", "nov"), ("december", "dec")),
-        start=1,
-    )
-    for m in names
-}
-_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_DATE = (
-    r"(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?"
-    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}"
-    rf"|{_MONTH},?\s+\d{{4}}"
-    r"|today|yesterday|this week|last week|this month|now)"
-)
-_LEAD_DATE = re.compile(rf"^(?:as of|since|from|starting|effective|beginning|on|in)\s+(?P<date>{_DATE})\s*,\s*", re.I)
-_TAIL_DATE = re.compile(rf"\s*,?\s+(?:as of|since|starting|effective|from)\s+(?P<date>{_DATE})$", re.I)
-_LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.I)
-
-
-def parse_date(text: str, reference: float) -> float | None:
-    """Unix seconds of a date phrase; relative words are taken from ``reference`` (the event time)."""
-    folded = text.strip().casefold().rstrip(",")
-    if folded in ("today", "now", "this week", "this month"):
-        return reference
-    if folded == "yesterday":
-        return reference - 86_400.0
-    if folded == "last week":
-        return reference - 7 * 86_400.0
-    match = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?Z?)?", folded)
-    try:
-        if match:
-            y, m, d, hh, mm, ss = (int(g) if g else 0 for g in match.groups())
-            return datetime(y, m, d, hh, mm, ss, tzinfo=timezone.utc).timestamp()
-        words = re.findall(r"[a-z]+|\d+", folded)
-        month = next((_MONTHS[w] for w in words if w in _MONTHS), None)
-        numbers = [int(w) for w in words if w.isdigit()]
-        year = next((n for n in numbers if n >= 1000), None)
-        day = next((n for n in numbers if n < 32), 1)
-        if month is None or year is None:
-            return None
-        return datetime(year, month, day, tzinfo=timezone.utc).timestamp()
-    except ValueError:
-        return None
-
-
-def timestamp_of(value: Any) -> float | None:
-    """Unix seconds of a datetime, a number or an ISO string; None when it is none of them."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).timestamp()
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return parse_date(value, 0.0) if re.search(r"\d{4}", value) else None
-        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).timestamp()
-    return None
 
 
 # ---- sentences ---------------------------------------------------------------------------------
@@ -157,18 +86,27 @@ _TRIGGER = re.compile(
     r"\b(?:is|are|lives?|living|resid\w+|based|located|moved|relocated|works?|working|joined|employed|prefers?|"
     r"favou?rs?|switch\w*|migrat\w+|changed|uses?|using|codes|programs|writes|develops|runs|running|listens?|"
     r"listening|serves|serving|reports|became)\b|['’]s\b",
-    re.I,
+    re.IGNORECASE,
 )
 _SPLIT = re.compile(r"(?<=[.!;])\s+|\n+")
 _UNSURE = re.compile(
     r"\?|\b(?:if|maybe|perhaps|might|could|would|should|probably|possibly|wants? to|plans? to|planning|will|"
     r"going to|hopes? to|thinks?|think|believes?|wonder|unless|whether|supposedly|rumou?red|allegedly|"
-    r"used to|once|sometimes|was|were|had)\b",
-    re.I,
+    r"used to|once|sometimes|had)\b|\b(?:was|were)\b(?!\s+\w+(?:ed|en)\s+(?:to|by|over|into)\b)",
+    re.IGNORECASE,
 )
-_NEGATED = re.compile(r"\b(?:not|never|no longer|nobody|none|no)\b|n't\b|n’t\b", re.I)
-_CORRECTION = re.compile(r"^(?:correction|update|actually|erratum|to be clear)\s*[:,\-–]\s*", re.I)
-_DENIAL = re.compile(r"\s*[,;]?\s+(?:not|rather than|instead of)\s+(?P<denied>[^,;]{1,60})$", re.I)
+_NEGATED = re.compile(r"\b(?:not|never|no longer|nobody|none|no)\b|n't\b|n’t\b", re.IGNORECASE)
+_CORRECTION = re.compile(r"^(?:correction|update|actually|erratum|to be clear)\s*[:,\-–]\s*", re.IGNORECASE)
+_DENIAL = re.compile(r"\s*[,;]?\s+(?:not|rather than|instead of)\s+(?P<denied>[^,;()]{1,60})$", re.IGNORECASE)
+# "… (not Paris)", "… (Paris was wrong)": a parenthesised correction of the old value.
+_DENIAL_PAREN = re.compile(
+    r"\s*\(\s*(?:not\s+(?P<not>[^()]{1,40}?)|(?P<was>[^()]{1,40}?)\s+(?:was|is)\s+(?:wrong|incorrect|outdated|a mistake|an error))\s*\)$",
+    re.IGNORECASE,
+)
+# "Label: sentence". A label that is a correction marks the statement as one; a short label that
+# is not ("Update:", "FYI:") is dropped; "Anna's city: Berlin" is a statement in itself.
+_LABEL = re.compile(r"^(?P<label>[A-Za-z][\w'’ -]{0,40}?)\s*:\s+(?P<body>\S.*)$")
+_CORRECTION_LABELS = re.compile(r"^(?:correction|corrected|erratum|to be clear|to clarify|clarification|actually|amendment)$", re.IGNORECASE)
 _UNRESOLVABLE = frozenset(
     {"he", "she", "they", "we", "you", "it", "this", "that", "there", "these", "those", "who", "what", "which",
      "everyone", "someone", "somebody", "nobody", "anyone", "one", "here", "his", "her", "their", "our", "your",
@@ -197,12 +135,28 @@ _VERB_PATTERNS = [
     for name, verb, attribute, conf in _VERBS
 ]
 _POSSESSIVE = re.compile(
-    rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|changed to|is now|has become|became)\s+{_VALUE}$"
+    rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became)|\s*:)\s+{_VALUE}$"
 )
 _MY = re.compile(rf"^(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|is now)\s+{_VALUE}$")
 _OF = re.compile(
     rf"^[Tt]he\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+of\s+{_SUBJECT}\s+(?:is|is now|has changed to)\s+{_VALUE}$"
 )
+_ATTR_OF = re.compile(
+    rf"^(?:[Tt]he\s+)?(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:of|for|on)\s+(?P<subject>(?:[Tt]he\s+)?[\w][\w.&() -]{{0,60}}?)"
+    rf"(?:\s*:|\s+is(?:\s+now)?|\s+has changed to|\s+changed to)\s+{_VALUE}$"
+)
+_VALUE_MY = re.compile(rf"^{_VALUE}\s+is\s+(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
+_VALUE_POSSESSIVE = re.compile(rf"^{_VALUE}\s+is\s+{_SUBJECT}(?:'s|’s)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
+# "Lena is an engineering manager", "I'm a QA engineer": a job title when the last word is an
+# occupation.
+_OCCUPATIONS = (
+    "engineer|manager|scientist|designer|analyst|writer|developer|architect|director|consultant|intern|administrator|"
+    "officer|researcher|lead|specialist|technician|accountant|recruiter|editor|programmer|tester|strategist|owner|"
+    "executive|coordinator|advisor|adviser|lawyer|nurse|teacher|professor|student|doctor"
+)
+_IS_A = re.compile(rf"^(?P<subject>I|{_SUBJECT[len('(?P<subject>'):-1]})(?:\s+am|\s+is|'m|’m)\s+(?:a|an)\s+(?P<value>(?:[\w-]+\s+){{0,3}}(?:{_OCCUPATIONS}))$")
+_LEAD_ADVERB = re.compile(r"^(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?\s+", re.IGNORECASE)
+_NEW_ATTR = re.compile(rf"^{_SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{_VALUE}$")
 _COPULA = re.compile(rf"^{_SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
 _AT_PLACE = re.compile(r"^(?:in|at)\s+(?P<value>[A-Z][^,;]{0,40})$")
 _PORT_VALUE = re.compile(r"^\d{2,5}$")
@@ -214,7 +168,28 @@ def _proper(value: str) -> bool:
 
 
 class RuleFactExtractor:
-    """The default extractor: explicit fields, tool-result JSON, then phrasing rules."""
+    """The default extractor: explicit fields, tool-result JSON, the curated phrasing rules, then
+    the phrase grammar (:mod:`deltacore.belief.grammar`) with attributes named by ``resolver``
+    (lexicon, then predicate-embedding similarity when it has an embedder)."""
+
+    def __init__(self, resolver: AttributeResolver | None = None) -> None:
+        self.resolver = resolver or AttributeResolver()
+
+    def prepare(self, events: Sequence[Any]) -> None:
+        """Embed, in one call, the predicates of ``events`` that the resolver has not seen (the
+        belief layer calls it once per write, so a batch costs one embedding call, not one per
+        sentence)."""
+        if not self.resolver.embeds:
+            return
+        phrases: list[str] = []
+        for event in events:
+            if event.kind not in ("message", "fact", "observation") or len(event.text or "") > MAX_TEXT_CHARS:
+                continue
+            for sentence in _SPLIT.split(event.text or "")[:MAX_SENTENCES]:
+                body = self._body(sentence)
+                if body is not None:
+                    phrases.extend(r.predicate for r in parse(body[0]))
+        self.resolver.prefetch(phrases)
 
     def claims(self, event: Any) -> list[FactClaim]:
         meta = event.meta or {}
@@ -242,14 +217,40 @@ class RuleFactExtractor:
                 found.append(_scaled(claim, float(event.confidence)))
         return found
 
-    def sentence_claim(self, sentence: str, actor: str | None, user_id: str | None, reference: float) -> FactClaim | None:
-        """The fact one sentence states, or None when it states none this extractor is sure of."""
+    def _body(self, sentence: str) -> tuple[str, bool] | None:
+        """The sentence without its label, and whether the label marks a correction."""
         s = " ".join(sentence.split()).strip().rstrip(".!")
-        if not s or len(s) > MAX_SENTENCE_CHARS or _TRIGGER.search(s) is None:
+        if not s or len(s) > MAX_SENTENCE_CHARS:
             return None
         correction = False
+        s = _LEAD_ADVERB.sub("", s)
         if (m := _CORRECTION.match(s)) is not None:
-            correction, s = True, s[m.end():]
+            return s[m.end():], True
+        if (m := _LABEL.match(s)) is not None and self._label_reading(m["label"]) is None:
+            if _CORRECTION_LABELS.match(m["label"].strip()):
+                return m["body"], True
+            if len(m["label"].split()) <= 3:
+                return m["body"], correction
+            return None
+        return s, correction
+
+    def _label_reading(self, label: str) -> tuple[str, str] | None:
+        """(subject, attribute) when a label names a slot ("Anna's city", "Health of billing-api")."""
+        label = label.strip()
+        for pattern in (re.compile(rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
+                        re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60})$")):
+            if (m := pattern.match(label)) is not None:
+                attribute = self._attribute(m["attr"])
+                if attribute:
+                    return m["subject"], attribute
+        return None
+
+    def sentence_claim(self, sentence: str, actor: str | None, user_id: str | None, reference: float) -> FactClaim | None:
+        """The fact one sentence states, or None when it states none this extractor is sure of."""
+        body = self._body(sentence)
+        if body is None:
+            return None
+        s, correction = body
         valid_from = None
         if (m := _LEAD_DATE.match(s)) is not None:
             valid_from, s = parse_date(m["date"], reference), s[m.end():]
@@ -258,31 +259,82 @@ class RuleFactExtractor:
         if (m := _TAIL_DATE.search(s)) is not None:
             valid_from, s = parse_date(m["date"], reference), s[: m.start()]
         denied = None
-        if (m := _DENIAL.search(s)) is not None:
+        if (m := _DENIAL_PAREN.search(s)) is not None:
+            denied, s, correction = clean(m["not"] or m["was"]), s[: m.start()], True
+        elif (m := _DENIAL.search(s)) is not None:
             denied, s, correction = clean(m["denied"]), s[: m.start()], True
         if _UNSURE.search(s) or _NEGATED.search(s):
             return None
-        match = self._match(s)
+        match = self._match(s) if _TRIGGER.search(s) else None
+        match = match or self._labelled(s) or self._generic(s)
         if match is None:
             return None
         subject_name, attribute, value, confidence, rule = match
         if subject_name.casefold() in _UNRESOLVABLE or subject_name.split()[0].casefold() in _UNRESOLVABLE:
             return None
         subject = canonical_subject(subject_name, actor, user_id)
-        value = clean(re.sub(r"\s+(?:now|these days|nowadays|currently)$", "", value, flags=re.I))
+        value = clean(re.sub(r"\s+(?:now|these days|nowadays|currently)$", "", value, flags=re.IGNORECASE))
         if subject is None or not value or len(value.split()) > 6:
             return None
-        if attribute in _PROPER_ATTRIBUTES and not _proper(value):
-            return None
+        if attribute in _PROPER_ATTRIBUTES:
+            value = re.sub(r"^(?:in|at)\s+(?=[A-Z])", "", value)  # "my home is in Berlin"
+            if not _proper(value):
+                return None
+        if attribute in PERSON_ATTRIBUTES and not _person_like(subject_name):
+            return None  # a deployment does not live anywhere
         if correction:
             confidence = max(confidence, 0.95)
         return FactClaim(subject, clean(subject_name), attribute, value, confidence, f"rule:{rule}", valid_from, correction, denied)
 
+    def _attribute(self, phrase: str) -> str | None:
+        """A possessive's or label's attribute: the lexicon's or the resolver's name, else the
+        phrase itself when it is short."""
+        attribute = normalise_attribute(phrase)
+        if attribute.split()[-1] in ("is", "was") or len(attribute.split()) > 3:
+            return None
+        found = self.resolver.resolve(attribute) if attribute not in ATTRIBUTE_NAMES else None
+        return found[0] if found is not None and not found[1] else attribute
+
+    def _labelled(self, s: str) -> tuple[str, str, str, float, str] | None:
+        if (
+            (m := _LABEL.match(s)) is not None
+            and (reading := self._label_reading(m["label"])) is not None
+            and len(m["body"].split()) <= 6
+            and _name_phrase(reading[0])
+        ):
+            return reading[0], reading[1], m["body"], 0.85, "label"
+        for pattern in (_ATTR_OF, _VALUE_MY, _VALUE_POSSESSIVE, _NEW_ATTR):
+            if (m := pattern.match(s)) is not None and (attribute := self._attribute(m["attr"])) and _name_phrase(m["subject"]):
+                return m["subject"], attribute, m["value"], 0.85, "possessive"
+        return None
+
+    def _generic(self, s: str) -> tuple[str, str, str, float, str] | None:
+        """The phrase grammar: the predicate named by the resolver, or no fact."""
+        if (m := _IS_A.match(s)) is not None:
+            return m["subject"], "job title", m["value"], 0.85, "occupation"
+        for reading in parse(s):
+            found = self.resolver.resolve(reading.predicate)
+            if found is None:
+                continue
+            attribute, _, similarity = found
+            subject, value = reading.subject, reading.value
+            if attribute in _VALUE_FIRST and not (set(reading.predicate.split()) & {"by", "to", "has", "have"}):
+                subject, value = value, subject  # "Lina leads Project Juniper", "the platform team owns X"
+            if subject.casefold() in FIRST_PERSON and attribute not in PERSON_ATTRIBUTES:
+                continue
+            if attribute == "status" and value_key(value) not in STATUS_WORDS:
+                continue  # a status is a known state word, or said as one ("is read-only", below)
+            return subject, attribute, value, min(0.85, similarity), "grammar"
+        reading = lowercase_value(s)
+        if reading is not None:
+            return reading.subject, "status", reading.value, 0.85, "state"
+        return None
+
     def _match(self, s: str) -> tuple[str, str, str, float, str] | None:
         for pattern, rule in ((_MY, "possessive"), (_OF, "possessive"), (_POSSESSIVE, "possessive")):
             if (m := pattern.match(s)) is not None:
-                attribute = normalise_attribute(m["attr"])
-                if attribute.split()[-1] in ("is", "was") or len(attribute.split()) > 3:
+                attribute = self._attribute(m["attr"])
+                if attribute is None:
                     return None
                 return m["subject"], attribute, m["value"], 0.9, rule
         for name, pattern, attribute, confidence in _VERB_PATTERNS:
@@ -307,49 +359,36 @@ class RuleFactExtractor:
         return None
 
     def _json_claims(self, text: str, event: Any) -> list[FactClaim]:
-        try:
-            data = json.loads(text)
-        except ValueError:
-            return []
-        if not isinstance(data, dict):
-            return []
-        identity = next(
-            (k for k in ("id", "name", "service", "entity", "user", "username", "host", "subject") if isinstance(data.get(k), str) and data[k].strip()),
-            None,
-        )
-        if identity is None:
-            return []
-        subject_name = data[identity].strip()
-        subject = canonical_subject(subject_name)
-        if subject is None:
-            return []
-        reference = event.ts.timestamp()
-        valid_from = next(
-            (t for t in (timestamp_of(data.get(k)) for k in ("as_of", "checked_at", "observed_at", "updated_at", "timestamp")) if t),
-            None,
-        )
-        found = []
-        for key, value in data.items():
-            if key == identity or key.casefold() in _JSON_SKIP or isinstance(value, (dict, list)) or value is None:
-                continue
-            text_value = str(value).lower() if isinstance(value, bool) else str(value)
-            if not text_value.strip() or len(text_value) > 100:
-                continue
-            found.append(
-                FactClaim(subject, subject_name, normalise_attribute(key), clean(text_value), 0.9 * float(event.confidence),
-                          "tool_result", valid_from if valid_from and valid_from <= reference + 300 else None)
-            )
-            if len(found) == MAX_JSON_FIELDS:
-                break
-        return found
+        return json_claims(text, event, self._key_attribute)
+
+    def _key_attribute(self, key: str) -> str:
+        attribute = normalise_attribute(key)
+        if attribute in ATTRIBUTE_NAMES:
+            return attribute
+        resolved = self.resolver.resolve(attribute)
+        return resolved[0] if resolved is not None and not resolved[1] else attribute
 
 
-_JSON_SKIP = frozenset(
-    {"as_of", "checked_at", "observed_at", "updated_at", "created_at", "timestamp", "ts", "time", "date", "message",
-     "description", "details", "detail", "error", "errors", "url", "link", "type", "kind", "note", "notes", "text"}
-)
+_VALUE_FIRST = frozenset({"owner", "lead", "on call"})
 
 
+def _name_phrase(text: str) -> bool:
+    """Every word of ``text`` belongs to a name ("the staging deployment of billing-api", "my"),
+    not a description ("the office party from Nora")."""
+    words = text.split()
+    return bool(words) and (text.casefold() in FIRST_PERSON or name_span(words) == len(words))
+
+
+def _person_like(name: str) -> bool:
+    """A person's name or first person, not a service, an environment or a project."""
+    folded = name.casefold()
+    if folded in FIRST_PERSON or folded in ("the user", "user"):
+        return True
+    words = folded.split()
+    return not any(w in ENVIRONMENTS or w in TYPE_NOUNS or any(ch.isdigit() for ch in w) or "-" in w for w in words)
+
+
+ATTRIBUTE_NAMES = frozenset(ATTRIBUTES.values())
 def _scaled(claim: FactClaim, event_confidence: float) -> FactClaim:
     if event_confidence >= 1.0:
         return claim

@@ -14,15 +14,26 @@ import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from deltacore.belief.aliasing import look_alikes, new_pairs
-from deltacore.belief.extract import FactExtractor, FactFieldError, RuleFactExtractor, timestamp_of
+from deltacore.belief.extract import (
+    FactExtractor,
+    FactFieldError,
+    RuleFactExtractor,
+    timestamp_of,
+)
 from deltacore.belief.lexicon import canonical_subject, normalise_attribute
 from deltacore.belief.policy import BeliefPolicy, SlotBook, Statement
+from deltacore.belief.records import (
+    BeliefState,
+    ConflictRecord,
+    ConflictResolution,
+    Fact,
+    FactStatus,
+)
 from deltacore.belief.shift import ShiftMonitor, event_features
-from deltacore.belief.records import BeliefState, ConflictRecord, ConflictResolution, Fact, FactStatus
 from deltacore.belief.staleness import slot_belief, valid_at
 from deltacore.errors import InvalidQueryError, NotFoundError
 
@@ -56,6 +67,7 @@ class FactRepository(Protocol):
     def conflict(self, conn: Any, conflict_id: str) -> dict[str, Any] | None: ...
     def save(self, conn: Any, facts: Sequence[dict[str, Any]], links: Sequence[dict[str, Any]], conflicts: Sequence[dict[str, Any]]) -> None: ...
     def log(self, conn: Any, entries: Sequence[tuple[str, str, dict[str, Any]]]) -> None: ...
+    def last_shift(self, conn: Any, tenant: str) -> float | None: ...
 
 
 NewcomerCheck = Callable[[Any, str, set[str]], set[str]]
@@ -86,7 +98,7 @@ class StoredEvent:
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> StoredEvent:
         values = {k: row.get(k) for k in cls.__dataclass_fields__}
-        values["ts"] = datetime.fromtimestamp(float(row["ts"]), timezone.utc)
+        values["ts"] = datetime.fromtimestamp(float(row["ts"]), UTC)
         values["meta"] = row.get("meta") or {}
         return cls(**values)
 
@@ -107,6 +119,8 @@ class BeliefLayer:
         self.extractor = extractor or RuleFactExtractor()
         self._newcomers = newcomers
         self.shift = ShiftMonitor()
+        self._shifts: dict[str, float | None] = {}
+        """Tenant -> start of its latest distribution shift (E07), loaded from the log once."""
 
     # ---- write path --------------------------------------------------------------------------------
 
@@ -124,13 +138,16 @@ class BeliefLayer:
         for the same events changes nothing."""
         if not stored_ids:
             return 0
-        rows = self.store.stored_events(conn, stored_ids)
+        rows = [r for r in self.store.stored_events(conn, stored_ids) if r["namespace"] != "quarantine"]
+        # Quarantined events are never retrieved, so never believed (a release can re-derive them).
+        events = [StoredEvent.from_row(row) for row in rows]
+        prepare = getattr(self.extractor, "prepare", None)
+        if prepare is not None:
+            prepare(events)  # one embedding call for the batch's unseen predicates
         by_tenant: dict[str, list[Statement]] = {}
         features: dict[str, list[list[str]]] = {}
-        for row in rows:
-            if row["namespace"] == "quarantine":
-                continue  # never retrieved, so never believed (a release can re-derive it)
-            event = StoredEvent.from_row(row)
+        times: dict[str, list[float]] = {}
+        for row, event in zip(rows, events):
             try:
                 claims = self.extractor.claims(event)
             except FactFieldError as exc:
@@ -138,6 +155,7 @@ class BeliefLayer:
                 claims = []
             classes = sorted({self.policy.class_of(c.attribute) for c in claims})
             features.setdefault(event.tenant, []).append(event_features(row, classes))
+            times.setdefault(event.tenant, []).append(event.ts.timestamp())
             for claim in claims:
                 by_tenant.setdefault(event.tenant, []).append(
                     Statement(claim, event.id, event.tenant, event.ts.timestamp(), event.source, float(event.trust),
@@ -146,10 +164,13 @@ class BeliefLayer:
         applied = 0
         for tenant, statements in by_tenant.items():
             applied += self._apply(conn, tenant, statements)
-        alarms = [alarm for tenant, found in features.items() for alarm in self.shift.observe(tenant, found)]
+        alarms = [alarm for tenant, found in features.items() for alarm in self.shift.observe(tenant, found, times[tenant])]
         if alarms:
             log.warning("E07 DISTRIBUTION_SHIFT in %s", ", ".join(sorted({a.tenant for a in alarms})))
             self.store.log(conn, [(a.tenant, "DISTRIBUTION_SHIFT", a.payload()) for a in alarms])
+            for alarm in alarms:
+                if alarm.since is not None:
+                    self._shifts[alarm.tenant] = max(alarm.since, self._shifts.get(alarm.tenant) or 0.0)
         return applied
 
     def _apply(self, conn: Any, tenant: str, statements: list[Statement]) -> int:
@@ -197,6 +218,12 @@ class BeliefLayer:
         self.store.save(conn, facts, book.links, conflicts)
         self.store.log(conn, book.system_events)
 
+    def shift_since(self, conn: Any, tenant: str) -> float | None:
+        """When the tenant's latest distribution shift (E07) began, if it had one."""
+        if tenant not in self._shifts:
+            self._shifts[tenant] = self.store.last_shift(conn, tenant)
+        return self._shifts[tenant]
+
     # ---- reading -----------------------------------------------------------------------------------
 
     def facts(self, subject: str | None = None, attribute: str | None = None, at: Any = None, *, tenant: str = "default") -> list[Fact]:
@@ -222,7 +249,7 @@ class BeliefLayer:
     def query_belief(self, entity: str, at_time: Any = None, *, tenant: str = "default") -> BeliefState:
         """What is believed about ``entity`` at ``at_time`` (default now), slot by slot, with staleness."""
         t = moment(at_time, "at_time")
-        t = t if t is not None else datetime.now(timezone.utc).timestamp()
+        t = t if t is not None else datetime.now(UTC).timestamp()
         key = canonical_subject(entity) or entity.casefold()
         with self.store.reader() as conn:
             rows = self.store.facts(conn, tenant, key)
@@ -241,7 +268,7 @@ class BeliefLayer:
         return BeliefState(
             entity=key,
             tenant=tenant,
-            at=datetime.fromtimestamp(t, timezone.utc),
+            at=datetime.fromtimestamp(t, UTC),
             slots=beliefs,
             last_observation=max(observed) if observed else None,
             confidence=min((b.confidence for b in beliefs.values()), default=0.0),
@@ -301,7 +328,7 @@ def moment(value: Any, field: str) -> float | None:
 
 
 def _dt(value: float | None) -> datetime | None:
-    return datetime.fromtimestamp(float(value), timezone.utc) if value is not None else None
+    return datetime.fromtimestamp(float(value), UTC) if value is not None else None
 
 
 def fact_record(row: dict[str, Any]) -> Fact:

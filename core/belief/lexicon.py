@@ -37,8 +37,14 @@ _ATTRIBUTE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "version": ("version", "release", "current version"),
     "port": ("port", "listening port"),
     "region": ("region", "cloud region"),
-    "owner": ("owner", "maintainer", "lead"),
+    "owner": ("owner", "maintainer", "owning team"),
+    "lead": ("lead", "project lead", "leader"),
+    "on call": ("on call", "on-call", "oncall", "on call person", "on-call person"),
+    "deadline": ("deadline", "due date", "due"),
 }
+# Attributes only a person has: a deployment does not live anywhere or work for anyone.
+PERSON_ATTRIBUTES = frozenset({"home city", "work city", "employer", "preferred language", "job title", "manager",
+                               "preferred editor", "preferred database", "email", "phone", "team"})
 ATTRIBUTES: dict[str, str] = {syn: name for name, syns in _ATTRIBUTE_SYNONYMS.items() for syn in syns}
 
 
@@ -76,6 +82,49 @@ def clean(text: str) -> str:
     return _EDGE_PUNCT.sub("", _SPACES.sub(" ", text)).strip()
 
 
+# Deployment qualifiers: "billing-api in staging", "the staging billing-api", "the staging
+# deployment of billing-api" and {"service": "billing-api", "env": "staging"} are one subject,
+# "billing-api staging", and never the production one (E06 disambiguation keys).
+ENVIRONMENTS: dict[str, str] = {
+    "staging": "staging", "stage": "staging", "stg": "staging", "production": "production", "prod": "production",
+    "prd": "production", "live": "production", "development": "development", "dev": "development",
+    "test": "test", "testing": "test", "qa": "qa", "sandbox": "sandbox", "preprod": "preprod",
+    "pre-production": "preprod", "uat": "uat", "canary": "canary",
+}
+_QUALIFIER_FILLER = frozenset(
+    {"the", "a", "an", "in", "on", "of", "for", "at", "deployment", "deployments", "environment", "env", "instance",
+     "cluster", "stack", "tier", "version", "side"}
+)
+_TOKEN = re.compile(r"[\w][\w.+#&-]*")
+# Words that say what kind of thing a name is: "Project Falcon" and {"project": "Falcon"} are one
+# subject, "falcon"; "the identity team" is "identity".
+TYPE_NOUNS = frozenset(
+    {"project", "team", "service", "squad", "group", "deployment", "initiative", "site", "office", "campus",
+     "program", "programme", "department", "app", "application", "cluster", "environment", "hq"}
+)
+
+
+def untyped(folded: str) -> str:
+    tokens = folded.split()
+    while len(tokens) > 1 and tokens[0] in TYPE_NOUNS:
+        tokens = tokens[1:]
+    while len(tokens) > 1 and tokens[-1] in TYPE_NOUNS:
+        tokens = tokens[:-1]
+    return " ".join(tokens)
+
+
+def qualified(folded: str) -> str:
+    """A subject named with an environment word: the rest first, the environment last."""
+    tokens = _TOKEN.findall(folded)
+    envs = [ENVIRONMENTS[t] for t in tokens if t in ENVIRONMENTS]
+    if len(envs) != 1 or len(tokens) < 2:
+        return folded
+    rest = [t for t in tokens if t not in ENVIRONMENTS and t not in _QUALIFIER_FILLER]
+    if not rest or len(rest) > 2:
+        return folded
+    return " ".join([*rest, envs[0]])
+
+
 def canonical_subject(name: str, actor: str | None = None, user_id: str | None = None) -> str | None:
     """The subject's id: casefolded, articles and possessives removed; "I" is the speaker and
     "the user" the event's user. None when it cannot be resolved (first person, no speaker)."""
@@ -88,6 +137,8 @@ def canonical_subject(name: str, actor: str | None = None, user_id: str | None =
     if folded in USER_WORDS:
         return canonical_subject(user_id) if user_id else "user"
     folded = _ARTICLE.sub("", folded).strip()
+    folded = re.sub(r"[()\[\]]", " ", folded)
+    folded = untyped(qualified(" ".join(folded.split())))
     return folded or None
 
 
@@ -106,6 +157,8 @@ def value_key(value: str) -> str:
     text = _ARTICLE.sub("", text).strip()
     text = re.sub(r"\s+(?:city|language|lang)$", "", text) if text not in VALUE_CATEGORY else text
     text = _COMPANY_SUFFIX.sub("", text) or text  # "Acme Corp" is "Acme"
+    text = untyped(text)  # "the platform team" is "platform", "the Oslo office" is "oslo"
+    text = re.sub(r"^(?:version|build|release|v)\s*(?=\d)", "", text)  # "version 2.3" is "2.3"
     return _VALUE_SYNONYMS.get(text, text)
 
 

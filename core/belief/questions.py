@@ -26,8 +26,12 @@ _CUES: dict[str, tuple[str, ...]] = {
     "version": (r"\bversion\b", r"\brelease\b"),
     "owner": (r"\bown(?:s|ed|er|ership)?\b", r"\bmaintain"),
     "manager": (r"\bmanager\b", r"\bboss\b", r"\breports? to\b"),
+    "lead": (r"\blead(?:s|ing|er)?\b", r"\bled\b"),
+    "on call": (r"\bon[- ]call\b",),
+    "deadline": (r"\bdue\b", r"\bdeadline\b"),
+    "region": (r"\bregion\b", r"\bhosted\b"),
 }
-_COMPILED = {attribute: [re.compile(c, re.I) for c in cues] for attribute, cues in _CUES.items()}
+_COMPILED = {attribute: [re.compile(c, re.IGNORECASE) for c in cues] for attribute, cues in _CUES.items()}
 
 
 def subject_keys(text: str) -> list[str]:

@@ -4,7 +4,9 @@ Per tenant, the context features of written events (kinds, tools, entities, the 
 classes of the facts they state) are counted in a tumbling window of ``window`` events and
 compared with all earlier ones by KL divergence (additive smoothing over the union of
 features). A divergence above ``threshold``, once the history holds ``min_history`` events, is a
-shift: the caller logs ``DISTRIBUTION_SHIFT``. Pure and in-process: the history starts empty in
+shift: the caller logs ``DISTRIBUTION_SHIFT`` with the window's start, and from then on the read
+path promotes the tenant's memories written since it and flags the beliefs last observed before
+it DEGRADED (:mod:`deltacore.retrieval.belief_ranking`). The counting is pure and in-process: the history starts empty in
 each process, so a restart only delays detection by ``min_history`` events.
 """
 
@@ -26,9 +28,12 @@ class ShiftAlarm:
     history: int
     rising: tuple[str, ...]
     """Features that gained the most share in the window (what changed)."""
+    since: float | None = None
+    """Time (unix seconds) of the window's first event: memories from then on are "recent"."""
 
     def payload(self) -> dict[str, Any]:
-        return {"code": "E07", "kl": round(self.divergence, 4), "window": self.window, "history": self.history, "rising": list(self.rising)}
+        return {"code": "E07", "kl": round(self.divergence, 4), "window": self.window, "history": self.history,
+                "rising": list(self.rising), "since": self.since, "action": "recent memories promoted, older beliefs DEGRADED"}
 
 
 def event_features(row: dict[str, Any], attribute_classes: Iterable[str] = ()) -> list[str]:
@@ -61,6 +66,7 @@ class _TenantCounts:
     history_events: int = 0
     window: Counter[str] = field(default_factory=Counter)
     window_events: int = 0
+    window_start: float | None = None
 
 
 class ShiftMonitor:
@@ -70,11 +76,14 @@ class ShiftMonitor:
         self.min_history = min_history
         self._tenants: dict[str, _TenantCounts] = {}
 
-    def observe(self, tenant: str, events: Sequence[Sequence[str]]) -> list[ShiftAlarm]:
-        """Count each event's features; returns an alarm per window that diverged."""
+    def observe(self, tenant: str, events: Sequence[Sequence[str]], times: Sequence[float] | None = None) -> list[ShiftAlarm]:
+        """Count each event's features (``times``: each event's time); returns an alarm per
+        window that diverged."""
         counts = self._tenants.setdefault(tenant, _TenantCounts())
         alarms = []
-        for features in events:
+        for i, features in enumerate(events):
+            if counts.window_events == 0:
+                counts.window_start = times[i] if times is not None else None
             counts.window.update(features)
             counts.window_events += 1
             if counts.window_events < self.window:
@@ -82,7 +91,9 @@ class ShiftMonitor:
             if counts.history_events >= self.min_history:
                 kl = divergence(counts.window, counts.history)
                 if kl > self.threshold:
-                    alarms.append(ShiftAlarm(tenant, kl, counts.window_events, counts.history_events, _rising(counts)))
+                    alarms.append(
+                        ShiftAlarm(tenant, kl, counts.window_events, counts.history_events, _rising(counts), counts.window_start)
+                    )
             counts.history.update(counts.window)
             counts.history_events += counts.window_events
             counts.window, counts.window_events = Counter(), 0

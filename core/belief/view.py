@@ -38,6 +38,10 @@ class MemoryBelief:
     hint: str | None = None
     ambiguous_with: list[str] = field(default_factory=list)
     """Subjects whose names read like this memory's subject (kept apart, E06)."""
+    last_observed: float | None = None
+    """When the fact it states was last observed (unix seconds)."""
+    degraded: bool = False
+    """Last observed before the tenant's distribution shift (E07)."""
 
     @property
     def rank(self) -> int:
@@ -89,6 +93,7 @@ def _standing(event_id: str, fact: dict[str, Any], key: tuple[str, str, str], be
     else:
         state = "future" if fact["valid_from"] > t else "superseded"
     memory = MemoryBelief(event_id, key, state, round(distribution.get(fact["value"], 0.0), 6), fact["id"])
+    memory.last_observed = float(fact["last_observed"]) if fact.get("last_observed") is not None else None
     if state in ("superseded", "future") and belief is not None and belief.fact_id is not None:
         current = by_id[belief.fact_id]
         memory.superseded_by = current["id"]

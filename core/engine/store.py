@@ -56,7 +56,7 @@ from deltacore.model.explain import QueryExplanation
 from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
-from deltacore.belief import BeliefLayer
+from deltacore.belief import BeliefLayer, belief_extractor
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.erasure_audit import ErasureAuditMethods
 from deltacore.engine.forgetting import ForgettingMethods
@@ -131,6 +131,7 @@ class DeltaCore(
         self._beliefs = BeliefLayer(
             FactStore(self._sql),
             config.belief,
+            extractor=belief_extractor(config.belief, self._embedder),
             newcomers=lambda conn, tenant, sources: newcomer_sources(conn, config.trust, tenant, sources),
         )
         self._pipeline = IngestPipeline(

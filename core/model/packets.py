@@ -31,6 +31,9 @@ class MemoryFlag(StrEnum):
     AMBIGUOUS = "ambiguous"
     """Its subject's name reads like another subject's ("Ana" / "Anna", "api-staging" /
     "api-production"; E06): the two are kept apart, ``belief_hint`` names the other one."""
+    DEGRADED = "degraded"
+    """The fact it states was last observed before a distribution shift (E07): the world it
+    describes may have moved on."""
 
 
 class MemoryPacket(Scoped):

@@ -41,6 +41,7 @@ class BeliefRanking:
             fused = [f for f in fused if times.get(f[0], 0.0) <= t or (f[0] in view and view[f[0]].state != "future")]
         if criteria.exclude_stale:
             fused = [f for f in fused if not (f[0] in view and view[f[0]].stale)]
+        fused = self._after_shift(conn, fused, view, criteria, t)
         asks_history = bool(criteria.text and _ASKS_HISTORY.search(criteria.text))
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
@@ -53,7 +54,29 @@ class BeliefRanking:
                 top = fused[0][1] if fused else 1.0
                 fused = [(answer, top, {"belief": 1})] + [f for f in fused if f[0] != answer]
                 view.update(belief)
+        since = self._beliefs.shift_since(conn, criteria.tenant)
+        if since is not None and since <= t:
+            for memory in view.values():
+                memory.degraded = memory.last_observed is not None and memory.last_observed < since
         return fused, view
+
+    def _after_shift(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria, t: float) -> Fused:
+        """E07: after the tenant's context distribution shifted, memories written since then
+        score ``shift_boost`` higher (for ``shift_promotion_hours``), and a belief last observed
+        before the shift is DEGRADED."""
+        since = self._beliefs.shift_since(conn, criteria.tenant)
+        if since is None or since > t:
+            return fused
+        policy = self._beliefs.policy
+        if t - since > policy.shift_promotion_hours * 3600.0 or not fused or policy.shift_boost == 0:
+            return fused
+        times = self._beliefs.store.event_times(conn, [item_id for item_id, _, _ in fused])
+        boosted = [
+            (item_id, score * (1.0 + policy.shift_boost) if times.get(item_id, 0.0) >= since else score, parts)
+            for item_id, score, parts in fused
+        ]
+        order = sorted(range(len(boosted)), key=lambda i: (-boosted[i][1], i))
+        return [boosted[i] for i in order]
 
     def _slot_answer(self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool) -> str | None:
         """The event stating the asked slot's value at ``t`` (for "before X": the value before X)."""
@@ -123,6 +146,8 @@ class BeliefRanking:
                 flags.add(MemoryFlag.CONTRADICTED)
             if memory.stale:
                 flags.add(MemoryFlag.STALE)
+            if memory.degraded:
+                flags.add(MemoryFlag.DEGRADED)
             hint = memory.hint
             if memory.ambiguous_with:
                 flags.add(MemoryFlag.AMBIGUOUS)

@@ -219,6 +219,17 @@ class FactStore:
                 insert(system_events), [{"ts": now, "tenant": t, "kind": k, "payload": p} for t, k, p in entries]
             )
 
+    def last_shift(self, conn: Connection, tenant: str) -> float | None:
+        """``since`` of the tenant's latest DISTRIBUTION_SHIFT system event (None: never)."""
+        row = conn.execute(
+            select(system_events.c.payload)
+            .where(system_events.c.tenant == tenant, system_events.c.kind == "DISTRIBUTION_SHIFT")
+            .order_by(system_events.c.id.desc())
+            .limit(1)
+        ).first()
+        since = (row[0] or {}).get("since") if row is not None else None
+        return float(since) if isinstance(since, (int, float)) else None
+
     def _with_events(self, conn: Connection, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         by_id = {row["id"]: row for row in rows}
         for row in rows:

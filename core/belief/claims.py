@@ -1,0 +1,90 @@
+"""A claim found in an event, and the dates statements carry ("as of 4 March 2026")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class FactClaim:
+    """One statement of a value for a slot, as found in one event."""
+
+    subject: str
+    subject_name: str
+    attribute: str
+    value: str
+    confidence: float
+    method: str
+    valid_from: float | None = None
+    """Unix seconds when the statement says when it became true ("as of March 2025")."""
+    correction: bool = False
+    denied: str | None = None
+    """The value a correction says is wrong ("…, not Paris")."""
+
+
+# ---- dates -------------------------------------------------------------------------------------
+
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+         ("november", "nov"), ("december", "dec")),
+        start=1,
+    )
+    for m in names
+}
+_MONTH = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_DATE = (
+    r"(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}"
+    rf"|{_MONTH},?\s+\d{{4}}"
+    r"|today|yesterday|this week|last week|this month|now)"
+)
+def parse_date(text: str, reference: float) -> float | None:
+    """Unix seconds of a date phrase; relative words are taken from ``reference`` (the event time)."""
+    folded = text.strip().casefold().rstrip(",")
+    if folded in ("today", "now", "this week", "this month"):
+        return reference
+    if folded == "yesterday":
+        return reference - 86_400.0
+    if folded == "last week":
+        return reference - 7 * 86_400.0
+    match = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?Z?)?", folded)
+    try:
+        if match:
+            y, m, d, hh, mm, ss = (int(g) if g else 0 for g in match.groups())
+            return datetime(y, m, d, hh, mm, ss, tzinfo=UTC).timestamp()
+        words = re.findall(r"[a-z]+|\d+", folded)
+        month = next((_MONTHS[w] for w in words if w in _MONTHS), None)
+        numbers = [int(w) for w in words if w.isdigit()]
+        year = next((n for n in numbers if n >= 1000), None)
+        day = next((n for n in numbers if n < 32), 1)
+        if month is None or year is None:
+            return None
+        return datetime(year, month, day, tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def timestamp_of(value: Any) -> float | None:
+    """Unix seconds of a datetime, a number or an ISO string; None when it is none of them."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))  # noqa: FURB162 - Python 3.10
+        except ValueError:
+            return parse_date(value, 0.0) if re.search(r"\d{4}", value) else None
+        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+    return None
+
+
