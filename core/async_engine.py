@@ -31,6 +31,7 @@ from deltacore.compliance.audit import AuditResult
 from deltacore.config import DeltaCoreConfig
 from deltacore.delta import DeltaExtractor
 from deltacore.engine import DeltaCore
+from deltacore.engine.forgetting import RequestLike
 from deltacore.model import (
     CausalChain,
     Channel,
@@ -297,11 +298,11 @@ class AsyncDeltaCore:
 
     # ---- forgetting -----------------------------------------------------------------------------
 
-    async def forget(self, request: Any = None, /, *, dry_run: bool = False, **fields: Any) -> ForgetCertificate:
+    async def forget(self, request: RequestLike | None = None, /, *, dry_run: bool = False, **fields: Any) -> ForgetCertificate:
         """Erase a subject everywhere; see :meth:`DeltaCore.forget` (returns a ``ForgetCertificate``)."""
         return await asyncio.to_thread(functools.partial(self.sync.forget, request, dry_run=dry_run, **fields))
 
-    async def forget_many(self, requests: Sequence[Any], *, dry_run: bool = False) -> list[ForgetCertificate]:
+    async def forget_many(self, requests: Sequence[RequestLike], *, dry_run: bool = False) -> list[ForgetCertificate]:
         """Several forget requests sharing one physical pass; see :meth:`DeltaCore.forget_many`."""
         return await asyncio.to_thread(self.sync.forget_many, requests, dry_run=dry_run)
 

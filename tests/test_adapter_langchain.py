@@ -302,6 +302,9 @@ def test_chat_history_round_trip_and_clear(memory):
     history.clear()
     assert history.messages == []
     assert [m.content for m in other.messages] == ["elsewhere"]
+    # The clear went through forget: its certificate's status is in the store's journal.
+    (status,) = memory.system_events("FORGET")
+    assert status["payload"]["state"] == "completed" and status["payload"]["counts"]["events"] == len(conversation)
 
 
 def test_chat_history_async(memory):

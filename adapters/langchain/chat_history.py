@@ -74,8 +74,9 @@ class DeltaCoreChatMessageHistory(ScopedAdapter, BaseChatMessageHistory):
         raise_rejections(self.memory.ingest(events))  # the channel follows each message's role
 
     def clear(self) -> None:
-        """Delete every event of this session."""
-        self.memory.delete(session_id=self.session_id, tenant=self.tenant)
+        """Erase every event of this session through ``forget`` (with what was derived from it,
+        the physical pass and a certificate in the store's journal)."""
+        self.memory.forget(session_id=self.session_id, tenant=self.tenant, reason="chat history cleared")
 
     async def aget_messages(self) -> list[BaseMessage]:
         return await asyncio.to_thread(lambda: self.messages)

@@ -7,6 +7,7 @@ from typing import Any
 
 from deltacore.cli.beliefs import run_conflicts, run_facts
 from deltacore.cli.erasure import add_parser as add_verify_erasure
+from deltacore.cli.forget import add_parser as add_forget
 from deltacore.cli.ingest import run_ingest
 from deltacore.cli.query import run_query, run_reindex, run_stats
 from deltacore.cli.review import RESOLUTIONS, run_review
@@ -240,5 +241,6 @@ def build_parser() -> argparse.ArgumentParser:
     security.set_defaults(handler=run_security_events)
 
     add_verify_erasure(commands, store_options)
+    add_forget(commands, store_options, timestamp)
     return parser
 

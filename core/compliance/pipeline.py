@@ -40,13 +40,17 @@ TRIGGER_CHARS = 120
 PARENT_ERASED = "parent_erased"
 
 POSTGRES_LIMITS = [
-    "PostgreSQL: VACUUM frees dead tuples for reuse and CHECKPOINT writes pages out, but neither rewrites "
-    "WAL segments already written, WAL archives, replicas or backups (pg_dump files taken before the erasure); "
-    "erase those by their own retention",
+    (
+        "PostgreSQL: VACUUM frees dead tuples for reuse and CHECKPOINT writes pages out, but neither rewrites "
+        "WAL segments already written, WAL archives, replicas or backups (pg_dump files taken before the erasure); "
+        "erase those by their own retention"
+    ),
 ]
 CHROMA_SERVER_LIMITS = [
-    "Chroma server: the collection is rebuilt through the API (old collection deleted); the server's own "
-    "write-ahead log, compaction and files are outside the client's reach",
+    (
+        "Chroma server: the collection is rebuilt through the API (old collection deleted); the server's own "
+        "write-ahead log, compaction and files are outside the client's reach"
+    ),
 ]
 
 
@@ -180,14 +184,14 @@ class Forgetter:
                 wanted = set(sel.source_hmacs)
                 rows = [k for k, _text in erasure.scan(conn, "dc_source_reputation", run.request.tenant) if value_hmac(key, k[1]) in wanted]
                 run.log("source_reputation", "deleted", erasure.delete_rows(conn, "dc_source_reputation", rows), "dc_source_reputation")
-            run.log("deltas", "rederived", self._rederive_deltas(conn, sel.rewrite_deltas), "dc_deltas", "trigger from remaining parents")
-            run.log("events", "relinked", self._relink_events(conn, run.request.tenant, sel.event_ids), "dc_events", "erased parent ids removed")
+            run.log("deltas_rederived", "rederived", self._rederive_deltas(conn, sel.rewrite_deltas), "dc_deltas", "trigger from remaining parents")
+            run.log("events_relinked", "relinked", self._relink_events(conn, run.request.tenant, sel.event_ids), "dc_events", "erased parent ids removed")
             for store in self._derived:
                 touched = sel.derived.get(store.artifact, [])
                 if not touched:
                     continue
                 change = store.rederive(conn, touched, sel.event_ids)
-                run.log(change.artifact, "rederived", change.modified, detail="re-derived from remaining events")
+                run.log(f"{change.artifact}_rederived", "rederived", change.modified, detail="re-derived from remaining events")
                 run.log(change.artifact, "deleted", change.deleted, detail="solely derived from erased events")
                 if change.artifact == "facts":
                     run.facts_modified += change.modified

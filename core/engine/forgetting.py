@@ -47,7 +47,7 @@ class ForgettingMethods:
         return self._forgetter().forget(requests, dry_run=dry_run)[0]
 
     def forget_many(
-        self, requests: Sequence[ForgetRequest | str | Mapping[str, Any]], *, dry_run: bool = False
+        self, requests: Sequence[RequestLike], *, dry_run: bool = False
     ) -> list[ForgetCertificate]:
         """Several requests, one certificate each; their physical pass runs once for the batch."""
         if isinstance(requests, (str, ForgetRequest, Mapping)):
@@ -73,9 +73,7 @@ class ForgettingMethods:
         return FactRederivation(self._beliefs, ErasureRepository())
 
     def _forgetter(self) -> Forgetter:
-        forgetter = getattr(self, "_forgetter_instance", None)
-        if forgetter is not None:
-            return forgetter
+        # Built per call: whether this process owns the embedded vector index can change.
         index = self._vectors.current()
         kind = f"chroma-{index.kind}" if index is not None else "chroma-embedded"
         folder = None
@@ -86,7 +84,7 @@ class ForgettingMethods:
             current = self._vectors.current()
             return rebuild_index(self._sql, current, [tenant]) if current is not None else 0
 
-        forgetter = Forgetter(
+        return Forgetter(
             self._sql,
             derived=self._derived_stores(),
             invalidate=self._hot.invalidate,
@@ -96,8 +94,6 @@ class ForgettingMethods:
             chroma_folder=folder,
             audit=self._audit_forget,
         )
-        self._forgetter_instance = forgetter
-        return forgetter
 
     def _derived_stores(self) -> list[Any]:
         """Every store of artifacts derived from events (``DerivedArtifactStore``). Consolidation
