@@ -34,6 +34,7 @@ from deltacore.belief.lexicon import (
 MAX_TEXT_CHARS = 2000
 MAX_SENTENCES = 8
 MAX_SENTENCE_CHARS = 220
+MAX_GRAMMAR_WORDS = 16
 MAX_JSON_FIELDS = 20
 
 
@@ -116,6 +117,10 @@ _UNRESOLVABLE = frozenset(
 _SUBJECT = r"(?P<subject>I|[Mm]y|[Tt]he user|(?:[Tt]he\s+)?[A-Za-z][\w.&-]*(?:\s+[A-Za-z][\w.&-]*){0,2}?)"
 _AUX = r"(?:\s*(?:'ve|’ve|'s|’s|'m|’m)|\s+(?:has|have|am|is))?(?:\s+(?:just|recently|now|finally|since))?"
 _VALUE = r"(?P<value>[^,;]{1,60}?)"
+_LABEL_SLOTS = (
+    re.compile(rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
+    re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60})$"),
+)
 
 # (name, verb regex, attribute or a resolver tag, rule confidence)
 _VERBS: tuple[tuple[str, str, str, float], ...] = (
@@ -186,7 +191,7 @@ class RuleFactExtractor:
             if event.kind not in ("message", "fact", "observation") or len(event.text or "") > MAX_TEXT_CHARS:
                 continue
             for sentence in _SPLIT.split(event.text or "")[:MAX_SENTENCES]:
-                body = self._body(sentence)
+                body = self._body(sentence) if len(sentence.split()) <= MAX_GRAMMAR_WORDS else None
                 if body is not None:
                     phrases.extend(r.predicate for r in parse(body[0]))
         self.resolver.prefetch(phrases)
@@ -237,8 +242,7 @@ class RuleFactExtractor:
     def _label_reading(self, label: str) -> tuple[str, str] | None:
         """(subject, attribute) when a label names a slot ("Anna's city", "Health of billing-api")."""
         label = label.strip()
-        for pattern in (re.compile(rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
-                        re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60})$")):
+        for pattern in _LABEL_SLOTS:
             if (m := pattern.match(label)) is not None:
                 attribute = self._attribute(m["attr"])
                 if attribute:
@@ -266,7 +270,10 @@ class RuleFactExtractor:
         if _UNSURE.search(s) or _NEGATED.search(s):
             return None
         match = self._match(s) if _TRIGGER.search(s) else None
-        match = match or self._labelled(s) or self._generic(s)
+        if match is None and len(s.split()) <= MAX_GRAMMAR_WORDS:
+            # A statement of one fact is short; longer sentences (most of chat and logs) skip
+            # the wider patterns, which keeps the write path's cost flat.
+            match = self._labelled(s) or self._generic(s)
         if match is None:
             return None
         subject_name, attribute, value, confidence, rule = match

@@ -14,6 +14,7 @@ them.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -103,12 +104,26 @@ def _split_type(span: list[str]) -> tuple[list[str], list[str]]:
     return words, types
 
 
+MAX_PREDICATE_WORDS = 7
+
+
 def predicate_text(tokens: list[str]) -> str:
-    return " ".join(t.casefold() for t in tokens if t.casefold() not in _FILLER and t not in "()")
+    """The predicate's words; empty when it is no short verb phrase (too long, a number or a
+    clause break inside): such a sentence states no fact, and its words are never embedded."""
+    words = [t.casefold() for t in tokens if t.casefold() not in _FILLER and t not in "()"]
+    if len(words) > MAX_PREDICATE_WORDS or any(ch.isdigit() or ch in ",;" for w in words for ch in w):
+        return ""
+    return " ".join(words)
 
 
-def parse(sentence: str) -> list[Reading]:
-    """Readings of a short declarative sentence (without lead-ins, dates or denials)."""
+@functools.lru_cache(maxsize=2048)
+def parse(sentence: str) -> tuple[Reading, ...]:
+    """Readings of a short declarative sentence (without lead-ins, dates or denials); cached, as
+    the write path parses a batch's sentences twice (to embed their predicates, then to extract)."""
+    return tuple(_parse(sentence))
+
+
+def _parse(sentence: str) -> list[Reading]:
     s = sentence
     for pattern, replacement in _CONTRACTIONS:
         s = pattern.sub(replacement, s)
