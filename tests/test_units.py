@@ -82,7 +82,7 @@ def test_unreachable_backends_raise_backend_unavailable(tmp_path):
     with pytest.raises(BackendUnavailableError):
         DeltaCore.open(tmp_path, chroma_url="http://127.0.0.1:9", embedder=FakeEmbedder())
     with pytest.raises(BackendUnavailableError):
-        DeltaCore.open("postgresql+psycopg://nobody@127.0.0.1:9/none", embedder=FakeEmbedder())
+        DeltaCore.open("postgresql+psycopg://nobody@127.0.0.1:9/none", path=tmp_path / "vectors", embedder=FakeEmbedder())
 
 
 def test_seed_exception_classes_have_their_codes():
