@@ -120,13 +120,11 @@ def select_targets(
     event_ids = list(found)
     for store in derived_stores:
         selection.derived[store.artifact] = store.touched(conn, event_ids)
-    if matcher:
-        for (fact_id,), text in erasure.scan(conn, "dc_facts", tenant):
-            if matcher.matches(text):
-                selection.derived.setdefault("facts", [])
-                for slot in erasure.slots(conn, [fact_id]):
-                    if list(slot) not in selection.derived["facts"]:
-                        selection.derived["facts"].append(list(slot))
+    facts = next((s for s in derived_stores if s.artifact == "facts" and hasattr(s, "representatives")), None)
+    if matcher and facts is not None:
+        matched = [fact_id for (fact_id,), text in erasure.scan(conn, "dc_facts", tenant) if matcher.matches(text)]
+        known = selection.derived.setdefault("facts", [])
+        known.extend(facts.representatives(conn, matched, known))
     if not erase_events:
         return selection
     selection.event_ids = event_ids

@@ -285,8 +285,12 @@ def sqlite_physical(engine: Engine) -> list[tuple[str, str, bool, str]]:
 
         def run(action: str, sql: str, target: str = database) -> None:
             try:
-                raw.execute(sql)
+                row = raw.execute(sql).fetchone()
                 raw.commit()
+                if action.startswith("wal_checkpoint") and row is not None and row[0]:
+                    # (busy, frames, checkpointed): busy means a reader kept old frames alive.
+                    steps.append((target, action, False, f"busy: {tuple(row)}"))
+                    return
                 steps.append((target, action, True, ""))
             except sqlite3.Error as exc:
                 steps.append((target, action, False, str(exc)))
