@@ -26,7 +26,11 @@ __all__ = ["Selection", "select_targets"]
 
 # Log tables whose matching rows are deleted outright (a log line about the subject has no
 # value once the subject is gone, and rewriting it would keep its shape).
-LOG_TABLES = ("dc_retrievals", "dc_security_events", "dc_review_queue", "dc_system_events", "dc_delta_migrations", "dc_after_commit")
+LOG_TABLES = (
+    "dc_retrievals", "dc_security_events", "dc_review_queue", "dc_system_events", "dc_delta_migrations", "dc_after_commit",
+    # LangGraph checkpoints and their pending writes: conversation state quoting the subject.
+    "dc_checkpoints", "dc_checkpoint_writes",
+)  # fmt: skip
 _SAMPLES = 3
 
 
@@ -117,6 +121,11 @@ def select_targets(
             if event_id in found or (matcher and matcher.matches(text)):
                 found[event_id] = None
                 _sample(selection, "events", text.split("\n", 1)[0])
+    # Every version of a memory is an event: the older versions of what was found go with it
+    # (its hidden history); the newer versions too when the memory was named by id.
+    if request.event_ids:
+        found.update(dict.fromkeys(erasure.version_chain(conn, list(erasure.existing_events(conn, request.event_ids)), newer=True)))
+    found.update(dict.fromkeys(erasure.version_chain(conn, list(found), newer=False)))
     event_ids = list(found)
     for store in derived_stores:
         selection.derived[store.artifact] = store.touched(conn, event_ids)

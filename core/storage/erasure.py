@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, Table, delete, select, update
 
 from deltacore.storage import tables as t
+from deltacore.storage.checkpoint_store import checkpoint_writes, checkpoints
 from deltacore.storage.id_lists import chunks
 
 TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -34,6 +35,10 @@ TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
     "dc_conflicts": ("subject", "old_value", "new_value", "note", "support"),
     "dc_delta_migrations": ("args", "mapping", "reason"),
     "dc_after_commit": ("payload",),
+    # LangGraph checkpoints hold the conversation state (the subject's words) serialised: the
+    # bytes are read as UTF-8, where msgpack and JSON keep strings as they are.
+    "dc_checkpoints": ("thread_id", "checkpoint", "metadata", "metadata_json"),
+    "dc_checkpoint_writes": ("thread_id", "channel", "value"),
 }
 """Table → the columns a scan for a subject's strings must read."""
 
@@ -49,6 +54,8 @@ _TABLES: dict[str, Table] = {
     "dc_conflicts": t.conflicts,
     "dc_delta_migrations": t.delta_migrations,
     "dc_after_commit": t.after_commit_journal,
+    "dc_checkpoints": checkpoints,
+    "dc_checkpoint_writes": checkpoint_writes,
 }
 
 KEYS: dict[str, tuple[str, ...]] = {name: tuple(c.name for c in table.primary_key.columns) for name, table in _TABLES.items()}
@@ -63,6 +70,8 @@ def _as_text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", errors="replace")
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
@@ -102,6 +111,25 @@ class ErasureRepository:
             found.extend(conn.execute(select(t.event_entities.c.event_id).where(t.event_entities.c.tenant == tenant, t.event_entities.c.entity.in_(chunk))).scalars())
             found.extend(conn.execute(select(t.mentions.c.event_id).where(t.mentions.c.tenant == tenant, t.mentions.c.name.in_(chunk))).scalars())
         return list(dict.fromkeys(found))
+
+    def version_chain(self, conn: Connection, event_ids: Sequence[str], *, newer: bool) -> list[str]:
+        """Every older version of these events (``replaced_by`` leads to them) and, with
+        ``newer``, every version that replaced them; the given ids are not repeated."""
+        seen = set(event_ids)
+        frontier = list(event_ids)
+        found: list[str] = []
+        while frontier:
+            step: list[str] = []
+            for chunk in chunks(frontier):
+                step.extend(conn.execute(select(t.events.c.id).where(t.events.c.replaced_by.in_(chunk))).scalars())
+                if newer:
+                    step.extend(
+                        v for v in conn.execute(select(t.events.c.replaced_by).where(t.events.c.id.in_(chunk))).scalars() if v
+                    )
+            frontier = [e for e in dict.fromkeys(step) if e not in seen]
+            seen.update(frontier)
+            found.extend(frontier)
+        return found
 
     def rows_referencing_events(self, conn: Connection, table_name: str, event_ids: Sequence[str]) -> list[Key]:
         """Keys of rows of a log table that point at one of these events (``event_id`` column)."""
