@@ -117,7 +117,8 @@ def select_targets(
     if matcher:
         found.update(dict.fromkeys(erasure.event_ids_named(conn, tenant, list(matcher.index_names))))
     if matcher or found:
-        for (event_id,), text in erasure.scan(conn, "dc_events", tenant):
+        narrow = matcher.candidates if matcher else ()  # found events need no text; samples come from matches
+        for (event_id,), text in erasure.scan(conn, "dc_events", tenant, candidates=narrow):
             if event_id in found or (matcher and matcher.matches(text)):
                 found[event_id] = None
                 _sample(selection, "events", text.split("\n", 1)[0])
@@ -131,7 +132,7 @@ def select_targets(
         selection.derived[store.artifact] = store.touched(conn, event_ids)
     facts = next((s for s in derived_stores if s.artifact == "facts" and hasattr(s, "representatives")), None)
     if matcher and facts is not None:
-        matched = [fact_id for (fact_id,), text in erasure.scan(conn, "dc_facts", tenant) if matcher.matches(text)]
+        matched = [fact_id for (fact_id,), text in erasure.scan(conn, "dc_facts", tenant, candidates=matcher.candidates) if matcher.matches(text)]
         known = selection.derived.setdefault("facts", [])
         known.extend(facts.representatives(conn, matched, known))
     if not erase_events:
@@ -153,7 +154,7 @@ def _select_rows(
         if table == "dc_security_events" and request.source:
             keys.update(dict.fromkeys(erasure.column_values(conn, table, "source", tenant, [request.source])))
         if matcher:
-            for row_key, text in erasure.scan(conn, table, tenant):
+            for row_key, text in erasure.scan(conn, table, tenant, candidates=matcher.candidates):
                 if table == "dc_after_commit" and f'"{STEP}"' in text:
                     continue
                 if matcher.matches(text):
@@ -167,14 +168,14 @@ def _select_rows(
     if request.source:
         sources.add(request.source)
     if matcher:
-        for (_tenant, source), text in erasure.scan(conn, "dc_source_reputation", tenant):
+        for (_tenant, source), text in erasure.scan(conn, "dc_source_reputation", tenant, candidates=matcher.candidates):
             if matcher.matches(text):
                 sources.add(source)
     selection.source_hmacs = sorted(value_hmac(key, source) for source in sources)
     erased_deltas = erasure.delta_ids_of_events(conn, list(erased))
     rewrite = dict.fromkeys(erasure.children_of(conn, erased_deltas))
     if matcher:
-        for (delta_id,), text in erasure.scan(conn, "dc_deltas", tenant):
+        for (delta_id,), text in erasure.scan(conn, "dc_deltas", tenant, candidates=matcher.candidates):
             if matcher.matches(text):
                 rewrite[delta_id] = None
     gone = set(erased_deltas)

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, delete, select, update
+from sqlalchemy import Connection, Engine, Table, Text, cast, delete, literal, or_, select, update
 
 from deltacore.storage import tables as t
 from deltacore.storage.checkpoint_store import checkpoint_writes, checkpoints
@@ -65,6 +65,16 @@ KEYS["dc_events"] = ("id",)  # unique; ``seq`` is only the full-text rowid
 Key = tuple[Any, ...]
 
 
+def _sqlite_candidates(columns: Sequence[Any], candidates: Sequence[str]) -> Any:
+    clauses = []
+    for column in columns:
+        text = cast(column, Text)
+        clauses.extend(text.like(f"%{term}%") for term in candidates)
+        clauses.append(text.op("GLOB")(literal("*[^\x01-\x7f]*")))
+        clauses.append(text.like("%\\%"))
+    return or_(*clauses)
+
+
 def _as_text(value: Any) -> str:
     if value is None:
         return ""
@@ -78,15 +88,25 @@ def _as_text(value: Any) -> str:
 class ErasureRepository:
     """Reads every text-bearing row, deletes and rewrites rows by key; runs in the caller's transaction."""
 
-    def scan(self, conn: Connection, table_name: str, tenant: str | None, batch: int = 2000) -> Iterator[tuple[Key, str]]:
+    def scan(
+        self, conn: Connection, table_name: str, tenant: str | None, batch: int = 2000, candidates: Sequence[str] = ()
+    ) -> Iterator[tuple[Key, str]]:
         """(primary key, the row's text-bearing columns joined) for every row of the table
-        (in ``tenant`` when the table has a tenant column)."""
+        (in ``tenant`` when the table has a tenant column).
+
+        ``candidates`` (lower-case strings) narrows the rows in SQL on SQLite: a row is read
+        only if a column holds one of them in any ASCII case (``LIKE``), a non-ASCII character
+        or a backslash (a JSON escape), so the caller's own matching, which still decides,
+        sees every row it could match. Measured: reading and decoding every row of every
+        table in Python was a quarter of a forget at 5,000 memories."""
         table = _TABLES[table_name]
         keys = [table.c[name] for name in KEYS[table_name]]
         columns = [table.c[name] for name in TEXT_COLUMNS[table_name]]
         statement = select(*keys, *columns)
         if tenant is not None and "tenant" in table.c:
             statement = statement.where(table.c.tenant == tenant)
+        if candidates and conn.dialect.name == "sqlite":
+            statement = statement.where(_sqlite_candidates(columns, candidates))
         width = len(keys)
         for rows in conn.execute(statement.execution_options(yield_per=batch)).partitions(batch):
             for row in rows:
