@@ -359,3 +359,25 @@ async def test_streamable_http_on_loopback(http_server: str, tmp_path: Path) -> 
     assert (tmp_path / "store" / "deltacore.db").exists() and not (
         tmp_path / "unused"
     ).exists()
+
+
+async def test_forget_tool_needs_confirmation_and_erases_only_this_tenant(tmp_path: Path) -> None:
+    settings = {"path": tmp_path / "store"}
+    with DeltaCore.open(embedder=FakeEmbedder(), **settings) as memory:
+        memory.add("Alice Smith asked for a refund of order 991", tenant="sales")
+        memory.add("Alice Smith is on the ops rota", tenant="ops")
+        memory.add("Bob Jones renewed his plan", tenant="sales")
+    async with mcp_session(server_params(settings, tenant="sales")) as session:
+        refused = await error_of(session, "forget", {"subject": "Alice Smith"})
+        assert "confirm" in refused and "events=1" in refused
+        with DeltaCore.open(embedder=FakeEmbedder(), **settings) as memory:
+            assert memory.query("Alice Smith refund", tenant="sales", top_k=5)  # still there
+        assert "confirm" in await error_of(session, "forget", {"subject": "Alice Smith", "confirm": "yes please"})
+        done = await call(session, "forget", subject="Alice Smith", confirm=True, reason="user request")
+        assert done["counts"]["events"] == 1 and not done["nothing_found"] and done["audit_hash"]
+        again = await call(session, "forget", subject="Alice Smith", confirm=True)
+        assert again["nothing_found"]
+    with DeltaCore.open(embedder=FakeEmbedder(), **settings) as memory:
+        texts = [e.text for e in memory.events(limit=10, tenant="sales")]
+        assert texts == ["Bob Jones renewed his plan"]
+        assert [e.text for e in memory.events(limit=10, tenant="ops")] == ["Alice Smith is on the ops rota"]

@@ -19,7 +19,7 @@ def add_mcp_command(
         "mcp",
         help="serve the store's memory tools to MCP clients (stdio, or streamable HTTP on loopback)",
         description="Serve the store as an MCP server: tools add_memory, ingest_events, search_memory, "
-        "record_outcome, recall_decisions and facts_as_of, all in one tenant (--tenant, default 'default'). "
+        "record_outcome, recall_decisions, facts_as_of and forget (erases only with confirm: true), all in one tenant (--tenant, default 'default'). "
         "Over stdio by default (what MCP clients spawn); --http PORT serves streamable HTTP at "
         "http://127.0.0.1:PORT/mcp instead. Creates the store if the folder holds none.",
     )

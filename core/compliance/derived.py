@@ -58,13 +58,30 @@ class FactRederivation:
         self._erasure = erasure
 
     def touched(self, conn: Any, event_ids: Sequence[str]) -> list[Any]:
-        fact_ids = self._erasure.facts_of_events(conn, event_ids)
-        return [list(slot) for slot in self._erasure.slots(conn, fact_ids)]
+        return self.representatives(conn, self._erasure.facts_of_events(conn, event_ids))
+
+    def representatives(self, conn: Any, fact_ids: Sequence[str], known: Sequence[Any] = ()) -> list[Any]:
+        """One fact id per slot (the slots of ``known`` left out). Ids, not the slots: a slot's
+        subject is the person's name, and what this returns is journaled (measured: the name in
+        a journal row stayed in the ``-wal`` frames written after the physical pass)."""
+        seen = set(self._erasure.slots(conn, [k for k in known if isinstance(k, str)]))
+        seen.update(tuple(k) for k in known if not isinstance(k, str))
+        found: list[Any] = []
+        for fact_id in dict.fromkeys(fact_ids):
+            slot = next(iter(self._erasure.slots(conn, [fact_id])), None)
+            if slot is not None and slot not in seen:
+                seen.add(slot)
+                found.append(fact_id)
+        return found
 
     def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str]) -> DerivedChange:
         gone = set(erased)
         modified = deleted = 0
-        for tenant, subject, attribute in (tuple(slot) for slot in touched):
+        # Fact ids resolve to their slots before anything is deleted (a journal written before
+        # this change holds [tenant, subject, attribute] lists: still understood).
+        slots = set(self._erasure.slots(conn, [k for k in touched if isinstance(k, str)]))
+        slots.update(tuple(k) for k in touched if not isinstance(k, str))
+        for tenant, subject, attribute in sorted(slots):
             before_ids = self._erasure.slot_fact_ids(conn, tenant, subject, attribute)
             before = self._erasure.fact_values(conn, before_ids)
             remaining = [e for e in self._erasure.fact_event_ids(conn, before_ids) if e not in gone]

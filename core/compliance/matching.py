@@ -35,6 +35,12 @@ class SubjectMatcher:
         # the index lookups (entity, mention) use the whole casefolded names.
         self.index_names = tuple(dict.fromkeys(self._casefolded + self._folded))
 
+    @property
+    def candidates(self) -> tuple[str, ...]:
+        """What a row must hold (in any ASCII case) to be worth matching, when it is plain
+        ASCII: every term casefolded and folded (``ErasureRepository.scan`` narrows with it)."""
+        return self.index_names
+
     def __bool__(self) -> bool:
         return bool(self.terms)
 

@@ -26,7 +26,11 @@ __all__ = ["Selection", "select_targets"]
 
 # Log tables whose matching rows are deleted outright (a log line about the subject has no
 # value once the subject is gone, and rewriting it would keep its shape).
-LOG_TABLES = ("dc_retrievals", "dc_security_events", "dc_review_queue", "dc_system_events", "dc_delta_migrations", "dc_after_commit")
+LOG_TABLES = (
+    "dc_retrievals", "dc_security_events", "dc_review_queue", "dc_system_events", "dc_delta_migrations", "dc_after_commit",
+    # LangGraph checkpoints and their pending writes: conversation state quoting the subject.
+    "dc_checkpoints", "dc_checkpoint_writes",
+)  # fmt: skip
 _SAMPLES = 3
 
 
@@ -113,20 +117,24 @@ def select_targets(
     if matcher:
         found.update(dict.fromkeys(erasure.event_ids_named(conn, tenant, list(matcher.index_names))))
     if matcher or found:
-        for (event_id,), text in erasure.scan(conn, "dc_events", tenant):
+        narrow = matcher.candidates if matcher else ()  # found events need no text; samples come from matches
+        for (event_id,), text in erasure.scan(conn, "dc_events", tenant, candidates=narrow):
             if event_id in found or (matcher and matcher.matches(text)):
                 found[event_id] = None
                 _sample(selection, "events", text.split("\n", 1)[0])
+    # Every version of a memory is an event: the older versions of what was found go with it
+    # (its hidden history); the newer versions too when the memory was named by id.
+    if request.event_ids:
+        found.update(dict.fromkeys(erasure.version_chain(conn, list(erasure.existing_events(conn, request.event_ids)), newer=True)))
+    found.update(dict.fromkeys(erasure.version_chain(conn, list(found), newer=False)))
     event_ids = list(found)
     for store in derived_stores:
         selection.derived[store.artifact] = store.touched(conn, event_ids)
-    if matcher:
-        for (fact_id,), text in erasure.scan(conn, "dc_facts", tenant):
-            if matcher.matches(text):
-                selection.derived.setdefault("facts", [])
-                for slot in erasure.slots(conn, [fact_id]):
-                    if list(slot) not in selection.derived["facts"]:
-                        selection.derived["facts"].append(list(slot))
+    facts = next((s for s in derived_stores if s.artifact == "facts" and hasattr(s, "representatives")), None)
+    if matcher and facts is not None:
+        matched = [fact_id for (fact_id,), text in erasure.scan(conn, "dc_facts", tenant, candidates=matcher.candidates) if matcher.matches(text)]
+        known = selection.derived.setdefault("facts", [])
+        known.extend(facts.representatives(conn, matched, known))
     if not erase_events:
         return selection
     selection.event_ids = event_ids
@@ -146,7 +154,7 @@ def _select_rows(
         if table == "dc_security_events" and request.source:
             keys.update(dict.fromkeys(erasure.column_values(conn, table, "source", tenant, [request.source])))
         if matcher:
-            for row_key, text in erasure.scan(conn, table, tenant):
+            for row_key, text in erasure.scan(conn, table, tenant, candidates=matcher.candidates):
                 if table == "dc_after_commit" and f'"{STEP}"' in text:
                     continue
                 if matcher.matches(text):
@@ -160,14 +168,14 @@ def _select_rows(
     if request.source:
         sources.add(request.source)
     if matcher:
-        for (_tenant, source), text in erasure.scan(conn, "dc_source_reputation", tenant):
+        for (_tenant, source), text in erasure.scan(conn, "dc_source_reputation", tenant, candidates=matcher.candidates):
             if matcher.matches(text):
                 sources.add(source)
     selection.source_hmacs = sorted(value_hmac(key, source) for source in sources)
     erased_deltas = erasure.delta_ids_of_events(conn, list(erased))
     rewrite = dict.fromkeys(erasure.children_of(conn, erased_deltas))
     if matcher:
-        for (delta_id,), text in erasure.scan(conn, "dc_deltas", tenant):
+        for (delta_id,), text in erasure.scan(conn, "dc_deltas", tenant, candidates=matcher.candidates):
             if matcher.matches(text):
                 rewrite[delta_id] = None
     gone = set(erased_deltas)

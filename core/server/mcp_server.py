@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from deltacore.async_engine import AsyncDeltaCore
-from deltacore.errors import InvalidEventError, InvalidQueryError, MissingExtraError
+from deltacore.errors import DeltaCoreError, InvalidEventError, InvalidQueryError, MissingExtraError
 from deltacore.model import Channel, MemoryPacket
 
 try:
@@ -290,6 +290,29 @@ def build_server(
         )
         return {
             "facts": [fact.model_dump(mode="json", include=set(keep)) for fact in facts]
+        }
+
+    @server.tool()
+    async def forget(
+        subject: str, identifiers: list[str] | None = None, confirm: bool = False, reason: str | None = None
+    ) -> dict[str, Any]:
+        """Erase a person everywhere in this memory (GDPR right to erasure): every memory naming
+        `subject` or one of `identifiers` (e-mail, phone…), every copy and everything derived.
+        Irreversible: without `confirm: true` nothing is erased and the error lists what would go."""
+        fields = {"identifiers": identifiers or [], "reason": reason, "tenant": tenant, "requester": "mcp"}
+        try:
+            if not confirm:
+                dry = await memory.forget(subject, dry_run=True, **fields)
+                would = ", ".join(f"{k}={v}" for k, v in sorted(dry.counts.items())) or "nothing"
+                raise ToolError(f"forget: set confirm to true to erase; this would erase: {would}")
+            certificate = await memory.forget(subject, **fields)
+        except DeltaCoreError as exc:
+            raise ToolError(f"forget: {exc}") from None
+        return {
+            "request_id": certificate.request_id,
+            "nothing_found": certificate.nothing_found,
+            "counts": dict(certificate.counts),
+            "audit_hash": certificate.audit_hash,
         }
 
     return server
