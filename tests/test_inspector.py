@@ -4,7 +4,8 @@ The browser test starts the real command (a ``deltacore inspect`` subprocess on 
 and drives Debian's ``chromium`` headless through Playwright, asserting what a person sees:
 the economy's figures and charts, an episode's causal chain with each step's credit, the
 quarantine with its reason, the review queue (and that Reject really resolves the item), and
-the facts table following the as-of slider. It saves a screenshot of each panel; with
+the facts table following the as-of slider, and the erasures panel listing a forget request
+(without the forgotten name). It saves a screenshot of each panel; with
 ``DELTACORE_SCREENSHOT_DIR=docs/img`` they are the ones in docs/operating.md.
 
 Without chromium (or Playwright) the browser test is skipped locally and fails in CI
