@@ -81,8 +81,18 @@ def populate(memory: DeltaCore) -> dict[str, object]:
     memory.add("Alice moved to Berlin", ts=ago(6))
     memory.add("The user prefers Python", ts=ago(30))
     memory.add("The user prefers Go", ts=ago(1), confidence=0.7)
+    # A person who asked to be forgotten: the erasures panel lists the certificate, not them.
+    memory.add("Mallory Quinn called about invoice 7", entities=["Mallory Quinn"])
+    erased = memory.forget("Mallory Quinn", requester="dpo", reason="GDPR art. 17")
     return {
         "memories": memory.stats().events,
+        "erasure": erased.request_id,
+        "erased_events": erased.counts["events"],
+        # One bar per value each slot ever had (the extractor also reads owners off the ticket notes).
+        "timeline_facts": sum(
+            len(memory.history(subject, attribute))
+            for subject, attribute in {(f.subject, f.attribute) for f in memory.facts()}
+        ),
         "episode_steps": len(good),
         "reviews": [item.id for item in memory.review_queue()],
     }

@@ -4,7 +4,8 @@ The browser test starts the real command (a ``deltacore inspect`` subprocess on 
 and drives Debian's ``chromium`` headless through Playwright, asserting what a person sees:
 the economy's figures and charts, an episode's causal chain with each step's credit, the
 quarantine with its reason, the review queue (and that Reject really resolves the item), and
-the facts table following the as-of slider. It saves a screenshot of each panel; with
+the facts table following the as-of slider, and the erasures panel listing a forget request
+(without the forgotten name). It saves a screenshot of each panel; with
 ``DELTACORE_SCREENSHOT_DIR=docs/img`` they are the ones in docs/operating.md.
 
 Without chromium (or Playwright) the browser test is skipped locally and fails in CI
@@ -204,6 +205,18 @@ def test_inspector_in_a_real_browser(inspector, tmp_path: Path) -> None:
         expect(reviews).to_have_count(len(info["reviews"]))  # type: ignore[arg-type]
         expect(reviews.first).to_contain_text("SCHEMA_DRIFT")
         _save(trust, shots, "inspector-trust.png")
+
+        # Erasures: the certificate of the demo's forget, without the person it was about.
+        erasures = page.locator("#erasures")
+        row = erasures.locator("#erasures-body tr")
+        expect(row).to_have_count(1)
+        expect(row.first).to_contain_text(str(info["erasure"]))
+        expect(row.first).to_contain_text("completed")
+        expect(row.first).to_contain_text(f"events={info['erased_events']}")
+        expect(erasures.locator(".card-value").first).to_have_text("1")
+        expect(erasures).not_to_contain_text("Mallory")
+        expect(page.locator("body")).not_to_contain_text("Mallory")
+        _save(erasures, shots, "inspector-erasures.png")
         reviews.first.locator("button:has-text('Reject')").click()
         expect(trust.locator("#review-body tr")).to_have_count(len(info["reviews"]) - 1)  # type: ignore[arg-type]
 
@@ -211,7 +224,10 @@ def test_inspector_in_a_real_browser(inspector, tmp_path: Path) -> None:
         facts = page.locator("#facts")
         body = facts.locator("#facts-body")
         expect(body).to_contain_text("Berlin")
-        expect(facts.locator("svg.timeline rect.fact")).to_have_count(4)
+        expect(facts.locator("svg.timeline rect.fact")).to_have_count(
+            int(info["timeline_facts"])  # type: ignore[call-overload]
+        )
+        expect(facts.locator("svg.timeline rect.fact.contested")).to_have_count(2)
         slider = page.locator("#asof")
         three_weeks_ago = int(ago(21).timestamp())
         slider.evaluate(

@@ -226,8 +226,103 @@ def test_cli_prints_a_table_and_json(tmp_path, capsys):
     assert main([*base, "monitor"]) == 0
     table = capsys.readouterr().out
     assert "memory economy of the store" in table and "poisoning attempts 24h" in table
+    assert "erasures total" in table and "forget " not in table
+    assert main([*base, "forget", "line 2 about", "--yes"]) == 0
+    capsys.readouterr()
+    assert main([*base, "monitor"]) == 0
+    table = capsys.readouterr().out
+    assert "completed, full" in table and "events=1" in table
     assert main([*base, "monitor", "--json", "--tenant", "default"]) == 0
     economy = MemoryEconomy.model_validate_json(capsys.readouterr().out)
-    assert economy.memories == 4 and economy.tenant == "default"
+    assert economy.memories == 3 and economy.tenant == "default"
+    assert (
+        economy.erasures_total == 1 and economy.recent_erasures[0].counts["events"] == 1
+    )
     assert main([*base, "monitor", "--tenant", "nobody"]) != 0
     assert "no tenant 'nobody'" in capsys.readouterr().err
+
+
+def test_erasures_come_from_the_store_and_every_instance_sees_them(backend):
+    first, second = backend.open(), backend.open()
+    try:
+        for i in range(3):
+            first.add(f"Alice Smith asked about invoice {i}", entities=["Alice Smith"])
+        first.add("Bob Jones asked about invoice 9", entities=["Bob Jones"])
+        before = second.monitor("default")
+        assert before.erasures_total == 0 and before.last_erasure_at is None
+        certificate = first.forget("Alice Smith", requester="dpo")
+        assert first.forget("Nobody Atall").nothing_found
+        seen_by_first, seen_by_second = first.monitor("default"), second.monitor()
+        store = (
+            {name for name, scope in MemoryEconomy.scopes().items() if scope == "store"}
+            - MOMENT
+            - {"tenant"}
+        )
+        assert seen_by_first.model_dump(include=store) == seen_by_second.model_dump(
+            include=store
+        )
+        economy = seen_by_second
+        assert economy.erasures_total == economy.erasures_24h == 1
+        assert economy.erasures_nothing_found == 1
+        assert economy.erasures_pending == economy.erasures_running == 0
+        status = first.forget_status(certificate.request_id)
+        assert economy.last_erasure_at == status.completed_at
+        newest, done = economy.recent_erasures
+        assert newest.state == "nothing_found"
+        assert done.request_id == certificate.request_id and done.state == "completed"
+        assert done.mode == "full" and done.audit_hash == certificate.audit_hash
+        assert done.counts == certificate.counts and done.counts["events"] == 3
+        # Only ids, counts and hashes: the subject is nowhere in what monitor() returns.
+        assert "Alice" not in economy.model_dump_json()
+    finally:
+        first.close()
+        second.close()
+
+
+CRASHING_FORGET = """
+import json, os, signal, sys
+from deltacore import DeltaCore
+from deltacore.compliance import pipeline
+from deltacore.testing import FakeEmbedder
+
+memory = DeltaCore.open(embedder=FakeEmbedder(), path=sys.argv[1])
+memory.add("Alice Smith asked about invoice 1", entities=["Alice Smith"])
+# Killed after the logical erase committed, before the physical pass.
+pipeline.Forgetter._physical = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+memory.forget("Alice Smith")
+"""
+
+
+def test_an_interrupted_erasure_shows_until_the_store_is_reopened(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from deltacore import DeltaCore
+    from deltacore.testing import FakeEmbedder
+
+    store = tmp_path / "store"
+    watcher = DeltaCore.open(embedder=FakeEmbedder(), path=store)
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", CRASHING_FORGET, str(store)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert child.returncode == -signal.SIGKILL, child.stdout + child.stderr
+        # A process that was open during the crash sees the request unfinished.
+        economy = watcher.monitor()
+        assert economy.erasures_running == 1 and economy.erasures_total == 0
+        (record,) = economy.recent_erasures
+        assert record.state == "running" and record.phase == "logical"
+    finally:
+        watcher.close()
+    reopened = DeltaCore.open(embedder=FakeEmbedder(), path=store)  # resumes it
+    try:
+        economy = reopened.monitor()
+        assert economy.erasures_running == 0 and economy.erasures_total == 1
+        assert [r.state for r in economy.recent_erasures] == ["completed"]
+    finally:
+        reopened.close()

@@ -7,7 +7,7 @@ from typing import Any
 
 from deltacore.cli.store import open_store
 from deltacore.cli.usage import EXIT_OK
-from deltacore.model.economy import LatencySummary, MemoryEconomy
+from deltacore.model.economy import ErasureRecord, LatencySummary, MemoryEconomy
 
 
 def run_monitor(args: argparse.Namespace) -> int:
@@ -28,7 +28,13 @@ def run_monitor(args: argparse.Namespace) -> int:
     table.add_column("value", justify="right")
     table.add_column("scope")
     for name, value in economy.model_dump().items():
-        if name in ("tiers", "router_latency", "query_latency", "measured_at"):
+        if name in (
+            "tiers",
+            "router_latency",
+            "query_latency",
+            "measured_at",
+            "recent_erasures",
+        ):
             continue
         table.add_row(name.replace("_", " "), _shown(value), scopes[name])
     for tier in economy.tiers:
@@ -40,6 +46,8 @@ def run_monitor(args: argparse.Namespace) -> int:
     table.add_row("query latency", _latency(economy.query_latency), "process")
     for router, summary in economy.router_latency.items():
         table.add_row(f"  router {router}", _latency(summary), "process")
+    for record in economy.recent_erasures:
+        table.add_row(f"  forget {record.request_id}", _erasure(record), "store")
     console = Console()
     console.print(table)
     console.print(
@@ -53,6 +61,14 @@ def _latency(summary: LatencySummary) -> str:
     if not summary.count:
         return "no queries in the window"
     return f"p50 {summary.p50_ms:.1f} / p95 {summary.p95_ms:.1f} / p99 {summary.p99_ms:.1f} ms ({summary.count})"
+
+
+def _erasure(record: ErasureRecord) -> str:
+    when = record.completed_at or record.created_at
+    counts = ", ".join(f"{k}={v}" for k, v in record.counts.items() if v)
+    return f"{record.state}, {record.mode}, {when:%Y-%m-%d %H:%M} UTC" + (
+        f", {counts}" if counts else ""
+    )
 
 
 def _shown(value: Any) -> str:

@@ -47,6 +47,31 @@ class TierUsage(BaseModel):
     scope: Scope
 
 
+class ErasureRecord(BaseModel):
+    """One forget request as the store records it: ids, mode, counts and times, never the
+    subject (the store keeps only its HMAC, and not even that here)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    request_id: str
+    tenant: str
+    mode: str
+    """``events_only``, ``schemas_only``, ``full`` or ``verified``."""
+    state: str
+    """As ``forget_status`` reports it: ``pending`` (journaled, nothing erased yet),
+    ``running`` (past the logical erase; a crash left it there unless a process is on it now:
+    the next open resumes it), ``completed``, ``nothing_found``."""
+    phase: str = ""
+    counts: dict[str, int] = Field(default_factory=dict)
+    """Rows erased per artifact class (finished requests only)."""
+    audit_hash: str = ""
+    """The certificate's SHA-256 chain over its erasure log (finished requests only): a
+    certificate handed out can be matched with it. The audit's verdict of a ``verified``
+    request is in the certificate only; the store does not record it."""
+    created_at: datetime | None = None
+    completed_at: datetime | None = None
+
+
 class MemoryEconomy(BaseModel):
     """What a store (or one tenant of it) holds, costs and does. Built by ``DeltaCore.monitor``.
 
@@ -101,6 +126,22 @@ class MemoryEconomy(BaseModel):
     days' episodes, in time order (> 0: outcomes are getting better). None below 3 episodes."""
     level_changes_24h: int = _scoped("store", 0)
     """``DEGRADATION_LEVEL`` system events in the last 24 h (any process)."""
+    erasures_24h: int = _scoped("store", 0)
+    """Forget requests completed (something erased) in the last 24 h, from their ``FORGET``
+    system event."""
+    erasures_total: int = _scoped("store", 0)
+    """Forget requests completed since the store was created."""
+    erasures_nothing_found: int = _scoped("store", 0)
+    """Finished forget requests that matched nothing."""
+    erasures_pending: int = _scoped("store", 0)
+    """Forget requests journaled, nothing erased yet (``forget_status`` state ``pending``)."""
+    erasures_running: int = _scoped("store", 0)
+    """Forget requests past the logical erase, not finished: in progress in some process, or
+    interrupted by a crash (the next open of the store resumes them)."""
+    last_erasure_at: datetime | None = _scoped("store")
+    """When the latest completed forget request finished."""
+    recent_erasures: list[ErasureRecord] = _scoped("store", default_factory=list)
+    """The latest forget requests, unfinished first, then finished, newest first (at most 20)."""
     # ---- measured by this process ----
     window_seconds: float = _scoped("process", 0.0)
     """Length of the rolling window of the latency figures."""

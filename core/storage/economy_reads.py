@@ -12,6 +12,7 @@ from typing import Any
 from deltacore.model import Namespace
 from deltacore.storage.database import Database
 from deltacore.storage.tables import (
+    after_commit_journal,
     conflicts,
     deltas,
     events,
@@ -27,6 +28,11 @@ from sqlalchemy import Connection, LargeBinary, and_, cast, func, or_, select, t
 
 DAY = 86_400.0
 POISON_ACTIONS = ("quarantine", "block")
+FORGET_KIND = "FORGET"
+"""The system event a finished forget request leaves (``deltacore.compliance.journal``)."""
+FORGET_STEP = "forget"
+"""The after-commit journal step of a forget request not finished yet."""
+RECENT_ERASURES = 20
 
 
 class EconomyReads:
@@ -159,6 +165,58 @@ class EconomyReads:
             "open_reviews": count(review_queue, review_queue.c.resolved_at.is_(None)),
             "quarantined": int(namespaces.get(Namespace.QUARANTINE.value, 0)),
             "episode_rewards": outcomes,
+            **self.erasures(conn, tenant, now),
+        }
+
+    def erasures(
+        self,
+        conn: Connection,
+        tenant: str | None,
+        now: float,
+        recent: int = RECENT_ERASURES,
+    ) -> dict[str, Any]:
+        """Forget requests as the store records them: finished ones from their ``FORGET`` system
+        event, unfinished ones from the forget journal (``dc_after_commit``). Both hold ids,
+        modes, counts and timestamps only, never the subject."""
+        finished = select(system_events.c.payload).where(
+            system_events.c.kind == FORGET_KIND
+        )
+        journal = select(after_commit_journal.c.payload).where(
+            after_commit_journal.c.step == FORGET_STEP
+        )
+        if tenant is not None:
+            finished = finished.where(system_events.c.tenant == tenant)
+            journal = journal.where(after_commit_journal.c.tenant == tenant)
+        done = [
+            dict(p)
+            for (p,) in conn.execute(finished.order_by(system_events.c.id.desc()))
+        ]
+        open_ = [
+            dict(p)
+            for (p,) in conn.execute(journal.order_by(after_commit_journal.c.id.desc()))
+        ]
+        completed = [p for p in done if p.get("state") == "completed"]
+        pending = [p for p in open_ if p.get("phase") == "selected"]
+        records = [
+            _erasure_record(p, "pending" if p.get("phase") == "selected" else "running")
+            for p in open_
+        ] + [_erasure_record(p, str(p.get("state", ""))) for p in done]
+        last = max(
+            (float(p["completed_at"]) for p in completed if p.get("completed_at")),
+            default=None,
+        )
+        return {
+            "erasures_24h": sum(
+                1 for p in completed if float(p.get("completed_at") or 0) >= now - DAY
+            ),
+            "erasures_total": len(completed),
+            "erasures_nothing_found": sum(
+                1 for p in done if p.get("state") == "nothing_found"
+            ),
+            "erasures_pending": len(pending),
+            "erasures_running": len(open_) - len(pending),
+            "last_erasure_at": last,
+            "recent_erasures": records[:recent],
         }
 
     def episode_rewards(
@@ -195,6 +253,20 @@ class EconomyReads:
             )
         ).all()
         return total, {str(name): int(size) for name, size in rows}
+
+
+def _erasure_record(payload: dict[str, Any], state: str) -> dict[str, Any]:
+    return {
+        "request_id": payload.get("request_id", ""),
+        "tenant": payload.get("tenant", ""),
+        "mode": payload.get("mode", ""),
+        "state": state,
+        "phase": payload.get("phase", ""),
+        "counts": {str(k): int(v) for k, v in (payload.get("counts") or {}).items()},
+        "audit_hash": payload.get("audit_hash", ""),
+        "created_at": payload.get("created_at"),
+        "completed_at": payload.get("completed_at"),
+    }
 
 
 def folder_sizes(

@@ -116,9 +116,10 @@ def build_app(
                 }
         episode_id = request.query_params.get("episode")
         chain = data.episode_chain(memory, episode_id, tenant) if episode_id else None
+        eco = data.economy(memory, tenant)
         sections = [
             views.economy_panel(
-                data.economy(memory, tenant),
+                eco,
                 data.daily_activity(memory, tenant, recent, now),
                 search,
             ),
@@ -131,6 +132,7 @@ def build_app(
                 token=token,
             ),
             views.beliefs_panel(data.beliefs(memory, tenant, at, now), at),
+            views.erasure_panel(data.erasures(eco)),
         ]
         return HTMLResponse(
             views.page(title or f"tenant {tenant}", sections, allow_review=allow_review)

@@ -39,6 +39,26 @@ def economy(memory: DeltaCore, tenant: str) -> dict[str, Any]:
     }
 
 
+def erasures(eco: dict[str, Any]) -> dict[str, Any]:
+    """The forget requests ``monitor()`` read from the store (ids, modes, counts, times; the
+    store keeps no subject text), with its erasure counters. Empty without ``monitor()``."""
+    return {
+        "available": bool(eco.get("available")),
+        "records": list(eco.get("recent_erasures") or []),
+        **{
+            name: eco.get(name)
+            for name in (
+                "erasures_24h",
+                "erasures_total",
+                "erasures_nothing_found",
+                "erasures_pending",
+                "erasures_running",
+                "last_erasure_at",
+            )
+        },
+    }
+
+
 def recent_events(memory: DeltaCore, tenant: str, now: datetime) -> list[Any]:
     since = now - timedelta(days=ACTIVITY_DAYS)
     return memory.events(

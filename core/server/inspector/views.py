@@ -377,6 +377,68 @@ def beliefs_panel(beliefs: dict[str, Any], at: datetime | None) -> str:
     )
 
 
+def erasure_panel(erasures: dict[str, Any]) -> str:
+    """Forget requests and their certificates' figures, as the store records them."""
+    if not erasures["available"]:
+        return '<section id="erasures"><h2>Erasures</h2><p class="muted">this engine has no <code>monitor()</code></p></section>'
+    rows = [
+        (
+            f"<code>{_e(r['request_id'])}</code>",
+            _time(r.get("created_at")),
+            _time(r.get("completed_at")),
+            _e(r["mode"]),
+            f'<span class="status {_e(r["state"])}">{_e(r["state"])}</span>',
+            _e(", ".join(f"{k}={v}" for k, v in r["counts"].items() if v) or "—"),
+            f"<code>{_e(r['audit_hash'][:16])}</code>" if r.get("audit_hash") else "—",
+        )
+        for r in erasures["records"]
+    ]
+    unfinished = (erasures["erasures_pending"] or 0) + (
+        erasures["erasures_running"] or 0
+    )
+    cards = [
+        _card(
+            "erasures",
+            str(erasures["erasures_total"] or 0),
+            f"{erasures['erasures_24h'] or 0} in the last 24 h",
+        ),
+        _card("last erasure", _time(erasures["last_erasure_at"]), "completed"),
+        _card(
+            "matched nothing",
+            str(erasures["erasures_nothing_found"] or 0),
+            "finished requests",
+        ),
+        _card(
+            "unfinished",
+            str(unfinished),
+            "pending or interrupted: resumed on the next open",
+            css="warn" if unfinished else "",
+        ),
+    ]
+    return (
+        '<section id="erasures"><h2>Erasures: forget requests and their certificates</h2>'
+        '<p class="muted">What the store records of each request: ids, mode, rows erased per artifact class, '
+        "the certificate's audit hash. The subject's text is not kept; a <code>verified</code> request's audit "
+        "verdict is in its certificate only.</p>"
+        f'<div class="cards">{"".join(cards)}</div>'
+        + _table(
+            (
+                "request",
+                "requested",
+                "finished",
+                "mode",
+                "state",
+                "erased",
+                "audit hash",
+            ),
+            rows,
+            body_id="erasures-body",
+            empty="no forget requests",
+        )
+        + "</section>"
+    )
+
+
 def page(title: str, sections: Sequence[str], *, allow_review: bool) -> str:
     mode = (
         '<span class="badge review">review enabled</span>'
@@ -390,6 +452,7 @@ def page(title: str, sections: Sequence[str], *, allow_review: bool) -> str:
             ("episode", "Episode"),
             ("trust", "Trust"),
             ("facts", "Facts"),
+            ("erasures", "Erasures"),
         )
     )
     return (
