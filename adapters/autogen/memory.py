@@ -12,6 +12,7 @@ happened in a run is the job of :mod:`.episodes` and :mod:`.workbench`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from deltacore.adapters._shared import (
     ScopedAdapter,
     adapter_scope,
     gateway_notes,
+    iter_events,
     MEMORY_HEADER,
     packet_metadata,
     query_fields,
@@ -236,14 +238,20 @@ class DeltaCoreMemory(ScopedAdapter, Memory, Component[DeltaCoreMemoryConfig]):
         return UpdateContextResult(memories=MemoryQueryResult(results=[_memory_content(p) for p in packets]))
 
     async def clear(self) -> None:
-        """Delete every event of this memory's scope (its agent_id, user_id and session_id)."""
+        """Forget every event of this memory's scope (its agent_id, user_id and session_id together)."""
         if self.agent_id is None and self.user_id is None and self.session_id is None:
             raise InvalidQueryError(
                 "clear", "this memory has no agent_id, user_id or session_id, so clear() would not know what to delete"
             )
-        await self.store.delete(
-            agent_id=self.agent_id, user_id=self.user_id, session_id=self.session_id, tenant=self.tenant
-        )
+        # forget's scope selectors are OR; this memory's scope is all of them at once, so its own
+        # events are selected first (AND) and forgotten by id: every version, copy and derivation.
+        scope = {"agent_id": self.agent_id, "user_id": self.user_id, "session_id": self.session_id}
+        filters = {name: value for name, value in scope.items() if value is not None}
+        events = await asyncio.to_thread(lambda: list(iter_events(self.store.sync, tenant=self.tenant, **filters)))
+        if events:
+            await self.store.forget(
+                event_ids=[event.id for event in events], tenant=self.tenant, reason="autogen memory cleared"
+            )
 
     async def close(self) -> None:
         """Close the store if this memory opened it."""

@@ -162,7 +162,10 @@ class DeltaCoreLangGraphStore(BaseStore):
         now = datetime.now(timezone.utc)
         removed = [self._id(op.namespace, op.key) for op in latest.values() if op.value is None]
         if removed:
-            self.memory.delete(removed, tenant=self.tenant)
+            # Through forget, so every version, copy and derived row of the key goes, not just the row.
+            present = [event_id for event_id in removed if _stored(self.memory, event_id)]
+            if present:
+                self.memory.forget(event_ids=present, tenant=self.tenant, reason="store item deleted")
         events = []
         for op in latest.values():
             if op.value is None:
@@ -250,6 +253,15 @@ class DeltaCoreLangGraphStore(BaseStore):
 
 
 # ---- translation helpers ---------------------------------------------------------------------------
+
+
+def _stored(memory: DeltaCore, event_id: str) -> bool:
+    """Whether the key has an event (deleting an absent key is a no-op, not an empty forget)."""
+    try:
+        memory.get(event_id)
+    except NotFoundError:
+        return False
+    return True
 
 
 def _superseded(record: MemoryPacket | Event) -> bool:

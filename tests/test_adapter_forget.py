@@ -1,0 +1,78 @@
+"""Each framework's delete / clear path goes through ``forget``: the erased text is gone from
+``events()`` and from the bytes of the store's files, and the other scope's memories stay."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import asyncio  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from deltacore import DeltaCore  # noqa: E402
+from deltacore.testing import FakeEmbedder  # noqa: E402
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path / "mem"
+
+
+def on_disk(folder: Path, text: str) -> bool:
+    """Whether ``text`` is in any file of the store's folder (database, WAL, vectors)."""
+    needle = text.encode("utf-8")
+    return any(needle in path.read_bytes() for path in folder.rglob("*") if path.is_file())
+
+
+def texts(memory: DeltaCore) -> list[str]:
+    return [event.text for event in memory.events(limit=1000)]
+
+
+def test_langgraph_store_delete_forgets_every_version(folder):
+    pytest.importorskip("langgraph")
+    from deltacore.adapters.langchain import DeltaCoreLangGraphStore
+
+    with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
+        store = DeltaCoreLangGraphStore(memory)
+        store.put(("users", "alice"), "diet", {"text": "alice is vegan since zyxquorn"})
+        store.put(("users", "alice"), "diet", {"text": "alice eats fish since plimbat"})  # a second version
+        store.put(("users", "bob"), "diet", {"text": "bob keeps kosher since wendrak"})
+        store.delete(("users", "alice"), "diet")
+        store.delete(("users", "alice"), "never-stored")  # an absent key is a no-op
+
+        assert store.get(("users", "alice"), "diet") is None
+        assert store.get(("users", "bob"), "diet").value == {"text": "bob keeps kosher since wendrak"}
+        assert not any("zyxquorn" in t or "plimbat" in t for t in texts(memory))
+        (status,) = memory.system_events("FORGET")
+        assert status["payload"]["state"] == "completed"
+    assert not on_disk(folder, "zyxquorn") and not on_disk(folder, "plimbat")
+    assert on_disk(folder, "wendrak")
+
+
+def test_autogen_clear_forgets_only_its_whole_scope(folder):
+    pytest.importorskip("autogen_core")
+    from autogen_core.memory import MemoryContent, MemoryMimeType
+
+    from deltacore.adapters.autogen import DeltaCoreMemory
+
+    with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
+        mine = DeltaCoreMemory(memory, agent_id="planner", user_id="alice", session_id="s1")
+        # Same user, another session: OR-ed scope selectors would erase it too; clear must not.
+        sibling = DeltaCoreMemory(memory, agent_id="planner", user_id="alice", session_id="s2")
+
+        async def go() -> None:
+            await mine.add(MemoryContent(content="alice's passport is quorvex", mime_type=MemoryMimeType.TEXT))
+            await sibling.add(MemoryContent(content="alice likes the window seat brindle", mime_type=MemoryMimeType.TEXT))
+            await mine.clear()
+            await mine.clear()  # nothing left: a no-op
+
+        asyncio.run(go())
+        assert not any("quorvex" in t for t in texts(memory))
+        assert any("brindle" in t for t in texts(memory))
+        (status,) = memory.system_events("FORGET")
+        assert status["payload"]["state"] == "completed" and status["payload"]["counts"]["events"] == 1
+    assert not on_disk(folder, "quorvex")
+    assert on_disk(folder, "brindle")
