@@ -7,13 +7,12 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import asyncio  # noqa: E402
-from pathlib import Path  # noqa: E402
+import asyncio
+from pathlib import Path
 
-import pytest  # noqa: E402
-
-from deltacore import DeltaCore  # noqa: E402
-from deltacore.testing import FakeEmbedder  # noqa: E402
+import pytest
+from deltacore import DeltaCore
+from deltacore.testing import FakeEmbedder
 
 
 @pytest.fixture
@@ -24,7 +23,9 @@ def folder(tmp_path: Path) -> Path:
 def on_disk(folder: Path, text: str) -> bool:
     """Whether ``text`` is in any file of the store's folder (database, WAL, vectors)."""
     needle = text.encode("utf-8")
-    return any(needle in path.read_bytes() for path in folder.rglob("*") if path.is_file())
+    return any(
+        needle in path.read_bytes() for path in folder.rglob("*") if path.is_file()
+    )
 
 
 def texts(memory: DeltaCore) -> list[str]:
@@ -38,13 +39,17 @@ def test_langgraph_store_delete_forgets_every_version(folder):
     with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
         store = DeltaCoreLangGraphStore(memory)
         store.put(("users", "alice"), "diet", {"text": "alice is vegan since zyxquorn"})
-        store.put(("users", "alice"), "diet", {"text": "alice eats fish since plimbat"})  # a second version
+        store.put(
+            ("users", "alice"), "diet", {"text": "alice eats fish since plimbat"}
+        )  # a second version
         store.put(("users", "bob"), "diet", {"text": "bob keeps kosher since wendrak"})
         store.delete(("users", "alice"), "diet")
         store.delete(("users", "alice"), "never-stored")  # an absent key is a no-op
 
         assert store.get(("users", "alice"), "diet") is None
-        assert store.get(("users", "bob"), "diet").value == {"text": "bob keeps kosher since wendrak"}
+        assert store.get(("users", "bob"), "diet").value == {
+            "text": "bob keeps kosher since wendrak"
+        }
         assert not any("zyxquorn" in t or "plimbat" in t for t in texts(memory))
         (status,) = memory.system_events("FORGET")
         assert status["payload"]["state"] == "completed"
@@ -55,17 +60,29 @@ def test_langgraph_store_delete_forgets_every_version(folder):
 def test_autogen_clear_forgets_only_its_whole_scope(folder):
     pytest.importorskip("autogen_core")
     from autogen_core.memory import MemoryContent, MemoryMimeType
-
     from deltacore.adapters.autogen import DeltaCoreMemory
 
     with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
-        mine = DeltaCoreMemory(memory, agent_id="planner", user_id="alice", session_id="s1")
+        mine = DeltaCoreMemory(
+            memory, agent_id="planner", user_id="alice", session_id="s1"
+        )
         # Same user, another session: OR-ed scope selectors would erase it too; clear must not.
-        sibling = DeltaCoreMemory(memory, agent_id="planner", user_id="alice", session_id="s2")
+        sibling = DeltaCoreMemory(
+            memory, agent_id="planner", user_id="alice", session_id="s2"
+        )
 
         async def go() -> None:
-            await mine.add(MemoryContent(content="alice's passport is quorvex", mime_type=MemoryMimeType.TEXT))
-            await sibling.add(MemoryContent(content="alice likes the window seat brindle", mime_type=MemoryMimeType.TEXT))
+            await mine.add(
+                MemoryContent(
+                    content="alice's passport is quorvex", mime_type=MemoryMimeType.TEXT
+                )
+            )
+            await sibling.add(
+                MemoryContent(
+                    content="alice likes the window seat brindle",
+                    mime_type=MemoryMimeType.TEXT,
+                )
+            )
             await mine.clear()
             await mine.clear()  # nothing left: a no-op
 
@@ -73,6 +90,9 @@ def test_autogen_clear_forgets_only_its_whole_scope(folder):
         assert not any("quorvex" in t for t in texts(memory))
         assert any("brindle" in t for t in texts(memory))
         (status,) = memory.system_events("FORGET")
-        assert status["payload"]["state"] == "completed" and status["payload"]["counts"]["events"] == 1
+        assert (
+            status["payload"]["state"] == "completed"
+            and status["payload"]["counts"]["events"] == 1
+        )
     assert not on_disk(folder, "quorvex")
     assert on_disk(folder, "brindle")
