@@ -96,3 +96,26 @@ def test_autogen_clear_forgets_only_its_whole_scope(folder):
         )
     assert not on_disk(folder, "quorvex")
     assert on_disk(folder, "brindle")
+
+
+def test_crewai_reset_and_delete_forget_their_scope(folder):
+    pytest.importorskip("crewai")
+    from crewai.memory.types import MemoryRecord
+
+    from deltacore.adapters.crewai import DeltaCoreStorage
+
+    with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
+        storage = DeltaCoreStorage(memory)
+        alice = MemoryRecord(content="alice's badge code is vormtal", scope="/users/alice")
+        bob = MemoryRecord(content="bob's badge code is quessit", scope="/users/bob")
+        carol = MemoryRecord(content="carol's badge code is drofnep", scope="/users/carol")
+        storage.save([alice, bob, carol])
+        storage.reset("/users/alice")
+        assert storage.delete(record_ids=[carol.id]) == 1
+
+        assert storage.count("/users/alice") == 0 and storage.get_record(carol.id) is None
+        assert storage.get_record(bob.id).content == "bob's badge code is quessit"
+        assert not any("vormtal" in t or "drofnep" in t for t in texts(memory))
+        assert [s["payload"]["state"] for s in memory.system_events("FORGET")] == ["completed", "completed"]
+    assert not on_disk(folder, "vormtal") and not on_disk(folder, "drofnep")
+    assert on_disk(folder, "quessit")
