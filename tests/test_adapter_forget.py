@@ -101,21 +101,68 @@ def test_autogen_clear_forgets_only_its_whole_scope(folder):
 def test_crewai_reset_and_delete_forget_their_scope(folder):
     pytest.importorskip("crewai")
     from crewai.memory.types import MemoryRecord
-
     from deltacore.adapters.crewai import DeltaCoreStorage
 
     with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
         storage = DeltaCoreStorage(memory)
-        alice = MemoryRecord(content="alice's badge code is vormtal", scope="/users/alice")
+        alice = MemoryRecord(
+            content="alice's badge code is vormtal", scope="/users/alice"
+        )
         bob = MemoryRecord(content="bob's badge code is quessit", scope="/users/bob")
-        carol = MemoryRecord(content="carol's badge code is drofnep", scope="/users/carol")
+        carol = MemoryRecord(
+            content="carol's badge code is drofnep", scope="/users/carol"
+        )
         storage.save([alice, bob, carol])
         storage.reset("/users/alice")
         assert storage.delete(record_ids=[carol.id]) == 1
 
-        assert storage.count("/users/alice") == 0 and storage.get_record(carol.id) is None
+        assert (
+            storage.count("/users/alice") == 0 and storage.get_record(carol.id) is None
+        )
         assert storage.get_record(bob.id).content == "bob's badge code is quessit"
         assert not any("vormtal" in t or "drofnep" in t for t in texts(memory))
-        assert [s["payload"]["state"] for s in memory.system_events("FORGET")] == ["completed", "completed"]
+        assert [s["payload"]["state"] for s in memory.system_events("FORGET")] == [
+            "completed",
+            "completed",
+        ]
     assert not on_disk(folder, "vormtal") and not on_disk(folder, "drofnep")
     assert on_disk(folder, "quessit")
+
+
+def test_llamaindex_block_reset_forgets_only_its_whole_scope(folder):
+    pytest.importorskip("llama_index.core")
+    from deltacore.adapters.llamaindex import DeltaCoreMemoryBlock
+    from llama_index.core.memory import Memory
+
+    with DeltaCore.open(folder, embedder=FakeEmbedder()) as memory:
+        block = DeltaCoreMemoryBlock(store=memory, user_id="alice", session_id="s1")
+        Memory.from_defaults(
+            session_id="s1", memory_blocks=[block]
+        )  # the block as LlamaIndex holds it
+        memory.ingest(
+            [
+                {
+                    "text": "alice's locker is 41 at glimmerod",
+                    "user_id": "alice",
+                    "session_id": "s1",
+                },
+                {
+                    "text": "alice parks at level trevanny",
+                    "user_id": "alice",
+                    "session_id": "s2",
+                },
+            ]
+        )
+        asyncio.run(block.areset())
+
+        assert not any("glimmerod" in t for t in texts(memory))
+        assert any("trevanny" in t for t in texts(memory))
+        (status,) = memory.system_events("FORGET")
+        assert (
+            status["payload"]["state"] == "completed"
+            and status["payload"]["counts"]["events"] == 1
+        )
+        with pytest.raises(ValueError, match="reset"):
+            DeltaCoreMemoryBlock(store=memory).reset()
+    assert not on_disk(folder, "glimmerod")
+    assert on_disk(folder, "trevanny")

@@ -15,6 +15,7 @@ the flushed messages alone, since the handler already recorded them).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -28,6 +29,7 @@ from deltacore.adapters._shared import (
     call_text,
     check_store,
     gateway_notes,
+    iter_events,
     query_fields,
     scope_of,
     scoped_event,
@@ -36,6 +38,7 @@ from deltacore.adapters._shared import (
 from deltacore.adapters._shared import memory_text as format_block
 from deltacore.adapters.llamaindex._translate import FRAMEWORK, current_run_id, message_text
 from deltacore import AsyncDeltaCore
+from deltacore.errors import InvalidQueryError
 from deltacore.model import Channel, EventKind, Scope, new_id
 
 log = logging.getLogger(__name__)
@@ -123,6 +126,26 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
         while len(lines) > 1 and freed < tokens_to_truncate:
             freed += max(1, len(lines.pop()) // 4)  # ~4 characters per token
         return "\n".join(lines) if len(lines) > 1 else None
+
+    def reset(self) -> None:
+        """Forget every event of this block's scope (its agent_id, user_id and session_id together).
+
+        LlamaIndex's ``Memory.reset()`` clears only its own chat store and never calls a block,
+        so this is the block's own erase. forget's scope selectors are OR, so the scope's events
+        are selected first (AND) and forgotten by id: every version, copy and derivation."""
+        scope = {"agent_id": self.agent_id, "user_id": self.user_id, "session_id": self.session_id}
+        filters = {name: value for name, value in scope.items() if value is not None}
+        if not filters:
+            raise InvalidQueryError(
+                "reset", "this block has no agent_id, user_id or session_id, so reset() would not know what to forget"
+            )
+        store = self._store.sync
+        ids = [event.id for event in iter_events(store, tenant=self.tenant, **filters)]
+        if ids:
+            store.forget(event_ids=ids, tenant=self.tenant, reason="llamaindex memory block reset")
+
+    async def areset(self) -> None:
+        await asyncio.to_thread(self.reset)
 
     # ---- translation ------------------------------------------------------------------------
 
