@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 import uuid
 import warnings
@@ -27,6 +28,7 @@ from deltacore.delta.extract import summarize
 from deltacore import AsyncDeltaCore, DeltaCore
 from deltacore.errors import InvalidEventError
 from deltacore.model import SCOPE_FIELDS, Event, IngestResult, MemoryPacket, Scope, TrustAction
+from deltacore.model.plans import Plan
 
 MAX_ID = 128
 """``Event.id``'s length limit."""
@@ -36,6 +38,9 @@ EVENTS_PAGE = 1000
 """Events read per ``DeltaCore.events()`` call when listing everything."""
 SUMMARY_CHARS = 200
 """Length of the answer or error an ``outcome`` text quotes."""
+
+PLAN_HEADER = "Best known plan for this task (DeltaCore, learned from earlier episodes):"
+"""First line of the plan text the framework memories put in a model's context."""
 
 MEMORY_HEADER = "Relevant memories (DeltaCore, retrieved for the latest message):"
 """First line of the memory text the AutoGen memory and the LlamaIndex memory block hand a model
@@ -159,9 +164,27 @@ def call_text(tool_name: str, arguments: Mapping[str, Any] | None) -> str:
     return f"{tool_name}({json.dumps(dict(arguments or {}), sort_keys=True, default=str)})"
 
 
-def error_meta(error_type: str | None) -> dict[str, Any]:
-    """``meta`` of a ``tool_result`` that is an error (``"ToolError"`` when the type is unknown)."""
-    return {"error": True, "error_type": error_type or "ToolError"}
+# Exception classes whose name says the failure is worth retrying, not held against a plan.
+_TRANSIENT_NAME = re.compile(r"timeout|timedout|ratelimit|toomanyrequests|throttl", re.IGNORECASE)
+
+
+def error_meta(error: BaseException | str | None = None, message: str | None = None) -> dict[str, Any]:
+    """``meta`` of a ``tool_result`` that is an error, from the framework's exception (or, when
+    the framework already turned it into text, its type name): ``meta["error"] = {"type",
+    "message", "kind"}``, ``kind`` ``"transient"`` for a timeout or rate-limit class and left
+    out otherwise (the engine classifies it); ``error_type`` repeats the type for older readers."""
+    if isinstance(error, BaseException):
+        type_name = type(error).__name__
+        transient = isinstance(error, TimeoutError) or any(_TRANSIENT_NAME.search(cls.__name__) for cls in type(error).__mro__)
+        text = str(error) if message is None else message
+    else:
+        type_name = error or "ToolError"
+        transient = bool(_TRANSIENT_NAME.search(type_name))
+        text = message or ""
+    detail: dict[str, Any] = {"type": type_name, "message": shorten(text, 1000) if text else ""}
+    if transient:
+        detail["kind"] = "transient"
+    return {"error": detail, "error_type": type_name}
 
 
 def outcome_text(success: bool, detail: str | None = None) -> str:
@@ -273,6 +296,22 @@ def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
             belief_hint=packet.belief_hint,
         )
     return metadata
+
+
+# ---- plans handed to a model ----------------------------------------------------------------------
+
+
+def best_plan(store: DeltaCore, task: str, *, tenant: str, agent_id: str | None = None, tools: Any = None) -> Plan | None:
+    """The engine's best plan for ``task`` (``recall_plans``, top 1), None without a task or a plan."""
+    if not (task or "").strip():
+        return None
+    plans = store.recall_plans(task, tools, tenant=tenant, agent_id=agent_id, top_k=1)
+    return plans[0] if plans else None
+
+
+def plan_context(plan: Plan) -> str:
+    """:data:`PLAN_HEADER` and the plan as the engine writes it (``Plan.as_text``)."""
+    return f"{PLAN_HEADER}\n{plan.as_text()}"
 
 
 # ---- offered tools -----------------------------------------------------------------------------

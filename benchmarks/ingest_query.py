@@ -67,12 +67,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "ingest_query.json"
 DEFAULT_PNG = ROOT / "docs" / "img" / "ingest_query.png"
 
-SYSTEMS = ("numpy-exact", "chroma-raw", "deltacore", "deltacore-semantic")
+SYSTEMS = ("numpy-exact", "chroma-raw", "deltacore", "deltacore-semantic", "deltacore-no-belief")
 SYSTEM_LABELS = {
     "numpy-exact": "numpy brute force (exact)",
     "chroma-raw": "raw Chroma",
     "deltacore": "DeltaCore (default routers)",
     "deltacore-semantic": 'DeltaCore (routers=["semantic"])',
+    "deltacore-no-belief": "DeltaCore without the belief step (ablation)",
 }
 
 # --------------------------------------------------------------------------------------------
@@ -529,6 +530,18 @@ class DeltaCoreSystem(System):
             chromadb.api.client.SharedSystemClient.clear_system_cache()
 
 
+class DeltaCoreNoBelief(DeltaCoreSystem):
+    """An ablation, not a product configuration: the same store with the belief layer's write
+    step made a no-op, so the belief layer's share of the ingest time is measured in the same
+    interleaved run (``belief_overhead_pct``)."""
+
+    name = "deltacore-no-belief"
+
+    def __init__(self, embedder: Any, folder: Path, k: int) -> None:
+        super().__init__(embedder, folder, k)
+        self.memory._beliefs.update = lambda conn, stored_ids: 0  # noqa: SLF001 - the ablation itself
+
+
 def batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -564,6 +577,8 @@ def run_case(
         systems.append(ChromaRaw(embedder, case / "chroma-raw", k))
     if "deltacore" in args.systems:
         systems.append(DeltaCoreSystem(embedder, case / "deltacore", k))
+    if "deltacore-no-belief" in args.systems:
+        systems.append(DeltaCoreNoBelief(embedder, case / "deltacore-no-belief", k))
     wall = {s.name: 0.0 for s in systems}
     cpu = {s.name: 0.0 for s in systems}
     load: list[float] = []
@@ -599,7 +614,7 @@ def run_case(
         runners: list[tuple[str, Callable[[str], list[str]]]] = []
         for system in systems:
             runners.append((system.name, system.query))
-            if isinstance(system, DeltaCoreSystem):
+            if type(system) is DeltaCoreSystem:
                 runners.append(("deltacore-semantic", system.query_semantic))
         for _, run in runners:
             for question in warmups:
@@ -751,6 +766,11 @@ def derived_targets(results: list[Result], args: argparse.Namespace) -> dict[str
                 else None
             ),
         }
+        ablation = index.get((r.embedder, r.size, "deltacore-no-belief"))
+        if ablation is not None and ablation.ingest_seconds:
+            # What the belief step adds, against the same embedding time (same interleaved run).
+            entry["no_belief_overhead_pct"] = 100.0 * (ablation.ingest_seconds - pure.ingest_seconds) / pure.ingest_seconds
+            entry["belief_overhead_pct"] = 100.0 * (r.ingest_seconds - ablation.ingest_seconds) / pure.ingest_seconds
         if chroma is not None and chroma.ingest_seconds:
             entry["chroma_overhead_pct"] = 100.0 * (chroma.ingest_seconds - pure.ingest_seconds) / pure.ingest_seconds
             entry["chroma_overhead_pct_cpu"] = (
@@ -810,7 +830,8 @@ def draw_chart(results: list[Result], path: Path, title: str) -> None:
 
     index = by_key(results)
     groups = sorted({(r.embedder, r.size) for r in results}, key=lambda g: (g[0] != "fake", g[1]))
-    colors = {"numpy-exact": "#9e9e9e", "chroma-raw": "#f0a030", "deltacore": "#2b6cb0", "deltacore-semantic": "#63b3ed"}
+    colors = {"numpy-exact": "#9e9e9e", "chroma-raw": "#f0a030", "deltacore": "#2b6cb0", "deltacore-semantic": "#63b3ed",
+              "deltacore-no-belief": "#805ad5"}
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.2))
     width = 0.2
     x = np.arange(len(groups))
@@ -873,7 +894,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=20250106)
     parser.add_argument(
         "--systems", nargs="+", default=["numpy-exact", "chroma-raw", "deltacore"],
-        choices=["numpy-exact", "chroma-raw", "deltacore"],
+        choices=["numpy-exact", "chroma-raw", "deltacore", "deltacore-no-belief"],
         help="numpy-exact is always included: it gives the pure embedding time and the exact top-k",
     )
     parser.add_argument("--workdir", type=Path, default=None, help="where temp stores go (default: system temp)")
@@ -1036,7 +1057,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"ingest overhead {entry['embedder']} {entry['size']:,}: {entry['overhead_pct']:.1f}% of pure embedding "
             f"(same pass: {_fmt(entry['overhead_pct_same_pass'], '.1f')}%; CPU time: {_fmt(entry['overhead_pct_cpu'], '.1f')}%; "
-            f"raw Chroma: {_fmt(entry.get('chroma_overhead_pct'), '.1f')}%)"
+            f"raw Chroma: {_fmt(entry.get('chroma_overhead_pct'), '.1f')}%; "
+            f"without the belief step: {_fmt(entry.get('no_belief_overhead_pct'), '.1f')}%, "
+            f"the belief step's share: {_fmt(entry.get('belief_overhead_pct'), '.1f')}%)"
         )
     if "ingest_overhead_pass" in targets:
         print(

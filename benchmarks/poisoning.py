@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -36,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/: locomo.
 
 import _vector_cache as vector_cache  # noqa: E402
 from _provenance import code_version, command_line, machine, versions  # noqa: E402
-from _poisoning.attacks import TRIGGER_PAYLOADS, Family, families, plan  # noqa: E402
+from _poisoning.attacks import HELD_OUT, TRIGGER_PAYLOADS, families, plan  # noqa: E402
 from _poisoning.data import Scope, build_scopes  # noqa: E402
 from _poisoning.harness import Harness, trust_settings  # noqa: E402
-from _poisoning.metrics import TARGETS, benign_metrics, family_metrics, recall_at_5, verdicts  # noqa: E402
+from _poisoning.metrics import BENIGN_SETS, TARGETS, benign_metrics, family_metrics, recall_at_5, verdicts  # noqa: E402
 from _poisoning.trigger_search import PHRASE_TRIGGER, RARE_TRIGGER, optimise_trigger, vocabulary  # noqa: E402
 from locomo import DocumentCache  # noqa: E402
 
@@ -72,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-calibrate", action="store_true", help="use the engine's default thresholds")
     parser.add_argument("--calibration-families", nargs="*",
                         help="calibrate on these families only (default: all chosen families)")
+    parser.add_argument("--unauthenticated", action="store_true",
+                        help="pass no authenticated principals (the engine sees claimed sources only)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, default=Path("docs/results/poisoning.json"))
     parser.add_argument("--plot", type=Path, default=Path("docs/img/poisoning.png"), help="chart path ('' to skip)")
@@ -107,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     selection = {half: _select(scopes, half, n, e, rng) for half, n, e in
                  (("calibrate", args.calibration_targets, args.calibration_exposure), ("report", args.targets, args.exposure))}
-    calibration_families = [f for f in chosen_families if not args.calibration_families or f.name in args.calibration_families]
+    # The held-out families never take part in the calibration, whatever the command says.
+    calibration_families = [f for f in chosen_families if f.name not in HELD_OUT
+                            and (not args.calibration_families or f.name in args.calibration_families)]
     plans = {
         half: {f.name: [plan(f, s, selection[half][s.tenant][0], args.seed, triggers) for s in scopes]
                for f in (calibration_families if half == "calibrate" else chosen_families)}
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="poisoning-") as tmp:
         workdir = args.workdir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
-        harness = Harness(embedder, workdir, scopes, args.seed)
+        harness = Harness(embedder, workdir, scopes, args.seed, principals=not args.unauthenticated)
 
         # Undefended baseline.
         off = trust_settings(None, enabled=False)
@@ -168,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         for mode, runs in (("off", families_off), ("on", families_on))
     }
     benign = {"off": benign_metrics(scopes, benign_off, "report"), "on": benign_metrics(scopes, benign_on, "report")}
-    recall = {"off": recall_at_5(benign_off, "report"), "on": recall_at_5(benign_on, "report")}
+    recall = {"off": recall_at_5(benign_off, "report"), "on": recall_at_5(benign_on, "report"),
+              "turns_only_off": recall_at_5(benign_off, "report:turns_only"), "turns_only_on": recall_at_5(benign_on, "report:turns_only")}
     drop = _drop(recall["off"], recall["on"])
     report = {
         "command": command_line("benchmarks/poisoning.py", list(argv if argv is not None else sys.argv[1:])),
@@ -184,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         "top_k": 5,
         "families": {f.name: {"adaptive": f.adaptive, "description": f.description} for f in chosen_families},
         "calibration_families": [f.name for f in calibration_families],
+        "held_out_families": [f.name for f in chosen_families if f.name in HELD_OUT],
+        "authenticated_principals": not args.unauthenticated,
         "triggers": {**triggers, "optimisation_history": trigger_history},
         "calibration": calibration,
         "policy": policy,
@@ -282,13 +288,19 @@ def print_tables(report: dict[str, Any]) -> None:
     print("| benign writes | n | false positives off | false positives on | slow path on | own text retrieves it (top 5) off → on "
           "| its question retrieves it (top 5) off → on |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for name in ("turns", "hard", "newcomer", "all"):
+    for name in (*BENIGN_SETS, "all"):
         b_off, b_on = report["benign"]["off"][name], report["benign"]["on"][name]
         print(f"| {name} | {b_on['writes']} | {_pct(b_off['false_positive_rate'])} | {_pct(b_on['false_positive_rate'])} "
               f"| {_pct(b_on['slow_path_rate'])} | {_pct(b_off.get('own_text_retrieval_at_5'))} → {_pct(b_on.get('own_text_retrieval_at_5'))} "
               f"| {_pct(b_off.get('question_retrieval_at_5'))} → {_pct(b_on.get('question_retrieval_at_5'))} |")
     r = report["recall_at_5"]
-    print(f"\nevidence recall@5 (report half): off {r['off']:.3f}, on {r['on']:.3f}, drop {r['drop_points']} points")
+    print(f"\nevidence recall@5 (report half): off {r['off']:.3f}, on {r['on']:.3f}, drop {r['drop_points']} points"
+          f" (turn records only: off {r['turns_only_off']:.3f}, on {r['turns_only_on']:.3f})")
+    held = [n for n in report["held_out_families"] if n in report["results"]["on"]]
+    for name in held:
+        m = report["results"]["on"][name]
+        print(f"held-out family {name} (never tuned on): e2e@5 on {_pct(m['end_to_end_at_5'])}, "
+              f"write acceptance {_pct(m['write_acceptance'])}")
     print("\n| target | measured | |\n|---|---|---|")
     for name, v in report["verdicts"].items():
         detail = f" ({v['family']})" if v.get("family") else ""
@@ -310,7 +322,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.bar([i - 0.27 for i in x], off, 0.27, label="end-to-end@5, defence off", color="#c44e52")
     ax.bar(list(x), on, 0.27, label="end-to-end@5, defence on", color="#4c72b0")
     ax.bar([i + 0.27 for i in x], accepted, 0.27, label="write acceptance, defence on", color="#8fbbd9")
-    ax.axhline(TARGETS["worst_e2e_at_5"], color="black", linestyle="--", linewidth=1, label="target ≤ 10%")
+    ax.axhline(TARGETS["worst_e2e_at_5"], color="black", linestyle="--", linewidth=1, label=f"target ≤ {TARGETS['worst_e2e_at_5']:.0%}")
     ax.set_xticks(list(x), names, rotation=35, ha="right", fontsize=8)
     ax.set_ylim(0, 1.25)
     ax.set_ylabel("rate (report half)")

@@ -133,3 +133,14 @@ from deltacore.governor_policy import GovernorPolicy, MemoryBudget, TelemetryPol
 from deltacore.model.economy import MemoryEconomy
 
 __all__ += ["GovernorPolicy", "MemoryBudget", "MemoryEconomy", "OverloadedError", "QuotaExceededError", "TelemetryPolicy"]
+
+# Sleep-cycle consolidation (Layer 5): the policy, the cycle's report and status, its errors.
+from deltacore.config import ConsolidationPolicy
+from deltacore.consolidation.errors import ConsolidationBusyError, InvalidConsolidationError
+from deltacore.model.consolidation import ConsolidationPhase, ConsolidationReport, ConsolidationStatus
+from deltacore.storage.cold_archive import ColdPartitionCorruptError
+
+__all__ += [
+    "ColdPartitionCorruptError", "ConsolidationBusyError", "ConsolidationPhase", "ConsolidationPolicy",
+    "ConsolidationReport", "ConsolidationStatus", "InvalidConsolidationError",
+]  # fmt: skip

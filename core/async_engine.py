@@ -35,9 +35,11 @@ from deltacore.model.economy import MemoryEconomy
 from deltacore.engine import DeltaCore
 from deltacore.engine.forgetting import RequestLike
 from deltacore.model.backup import DumpManifest, RestoreReport
+from deltacore.model.plans import Plan, Schema
 from deltacore.storage.checkpoint_store import CheckpointRepository
 from deltacore.model.explain import QueryExplanation
 from deltacore.model.versions import MemoryVersion, UpdateResult
+from deltacore.model.consolidation import ConsolidationPhase, ConsolidationReport, ConsolidationStatus
 from deltacore.model import (
     CausalChain,
     Channel,
@@ -105,9 +107,11 @@ class AsyncDeltaCore:
 
     # ---- write path -------------------------------------------------------------------------
 
-    async def ingest(self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None) -> IngestResult:
+    async def ingest(
+        self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None, principal: str | None = None
+    ) -> IngestResult:
         """Store a batch of events; see :meth:`DeltaCore.ingest`."""
-        return await asyncio.to_thread(self.sync.ingest, events, channel=channel)
+        return await asyncio.to_thread(self.sync.ingest, events, channel=channel, principal=principal)
 
     async def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id; see :meth:`DeltaCore.add`."""
@@ -225,6 +229,44 @@ class AsyncDeltaCore:
     async def resolve_review(self, item_id: int, resolution: str, *, args: dict[str, Any] | None = None) -> ReviewItem:
         """Close a review item; see :meth:`DeltaCore.resolve_review`."""
         return await asyncio.to_thread(self.sync.resolve_review, item_id, resolution, args=args)
+
+    # ---- plans as schemas (issue 17) -------------------------------------------------------------
+
+    async def recall_plans(
+        self,
+        task: str | Mapping[str, Any],
+        tools: Mapping[str, Any] | Sequence[Any] | None = None,
+        *,
+        tenant: str = "default",
+        agent_id: str | None = None,
+        top_k: int = 3,
+    ) -> list[Plan]:
+        """Plans for tasks like ``task``, ready to run; see :meth:`DeltaCore.recall_plans`."""
+        return await asyncio.to_thread(self.sync.recall_plans, task, tools, tenant=tenant, agent_id=agent_id, top_k=top_k)
+
+    async def declare_failure(self, event_id: str, kind: str, *, tenant: str = "default") -> None:
+        """Declare a tool failure transient or permanent; see :meth:`DeltaCore.declare_failure`."""
+        return await asyncio.to_thread(self.sync.declare_failure, event_id, kind, tenant=tenant)
+
+    async def schema_get(self, schema_id: str, *, tenant: str = "default") -> Schema:
+        """One plan schema; see :meth:`DeltaCore.schema_get`."""
+        return await asyncio.to_thread(self.sync.schema_get, schema_id, tenant=tenant)
+
+    async def schema_update(self, schema_id: str, *, tenant: str = "default", **changes: Any) -> Schema:
+        """Change a schema (a new version); see :meth:`DeltaCore.schema_update`."""
+        return await asyncio.to_thread(functools.partial(self.sync.schema_update, schema_id, tenant=tenant, **changes))
+
+    async def schema_rollback(self, schema_id: str, version: int, *, tenant: str = "default") -> Schema:
+        """Make an earlier version current; see :meth:`DeltaCore.schema_rollback`."""
+        return await asyncio.to_thread(self.sync.schema_rollback, schema_id, version, tenant=tenant)
+
+    async def schema_export(self, *, tenant: str = "default") -> dict[str, Any]:
+        """Every schema as a versioned bundle; see :meth:`DeltaCore.schema_export`."""
+        return await asyncio.to_thread(self.sync.schema_export, tenant=tenant)
+
+    async def schema_import(self, bundle: Mapping[str, Any] | str, *, tenant: str = "default", provenance: str = "PRIOR") -> int:
+        """Import a schema bundle (cold-start priors); see :meth:`DeltaCore.schema_import`."""
+        return await asyncio.to_thread(self.sync.schema_import, bundle, tenant=tenant, provenance=provenance)
 
     # ---- trust gateway --------------------------------------------------------------------------
 
@@ -409,3 +451,26 @@ class AsyncDeltaCore:
         """The checkpoint repository; see :meth:`DeltaCore.checkpoints` (its calls are sync: the
         LangGraph saver's async methods run them in worker threads)."""
         return self.sync.checkpoints()
+
+    # ---- consolidation ----------------------------------------------------------------------------
+
+    async def consolidate(
+        self,
+        phase: ConsolidationPhase | str | Sequence[ConsolidationPhase | str] | None = None,
+        *,
+        budget: float | None = None,
+        tenant: str = "default",
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> ConsolidationReport:
+        """Run one sleep cycle; see :meth:`DeltaCore.consolidate`."""
+        return await asyncio.to_thread(self.sync.consolidate, phase, budget=budget, tenant=tenant, progress=progress)
+
+    async def consolidate_status(self, *, tenant: str = "default") -> ConsolidationStatus:
+        """Where consolidation stands; see :meth:`DeltaCore.consolidate_status`."""
+        return await asyncio.to_thread(self.sync.consolidate_status, tenant=tenant)
+
+    async def register_probes(
+        self, probes: Sequence[str | dict[str, Any]], *, tenant: str = "default", replace: bool = False
+    ) -> int:
+        """Add probe queries to the shadow evaluation; see :meth:`DeltaCore.register_probes`."""
+        return await asyncio.to_thread(self.sync.register_probes, probes, tenant=tenant, replace=replace)

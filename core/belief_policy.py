@@ -6,9 +6,8 @@ below, extended per store by ``BeliefPolicy.attribute_classes``.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from deltacore.errors import ConfigurationError
+from pydantic import BaseModel, ConfigDict, Field
 
 HOUR = 3600.0
 
@@ -21,6 +20,10 @@ ATTRIBUTE_CLASSES: dict[str, str] = {
     "location": "location",
 }
 CLASSES = ("stable", "status", "location")
+
+# Attributes that hold many values at once ("likes", "skills"): a new value joins the others and
+# never supersedes or contests them; extended per store by ``BeliefPolicy.multi_valued``.
+MULTI_VALUED_ATTRIBUTES = frozenset({"likes", "skills", "languages spoken", "pets", "allergies", "hobbies", "interests"})
 
 
 def attribute_class(attribute: str, extra: dict[str, str] | None = None) -> str:
@@ -48,6 +51,10 @@ class BeliefPolicy(BaseModel):
     """A memory is flagged CONTRADICTED when a competing value holds at least this belief."""
     half_life_hours: dict[str, float] = Field(default_factory=lambda: {"status": 1.0, "location": 24.0})
     """Attribute class -> half-life of an observation's confidence; ``stable`` never decays."""
+    half_life_from_cadence: bool = True
+    """A slot observed at longer intervals than its class's half-life decays at its own pace:
+    the half-life is the slot's mean interval between observations when that is longer (a
+    monthly report is not stale the next day). Off: the class's half-life alone."""
     attribute_classes: dict[str, str] = Field(default_factory=dict)
     """Extra attribute -> class assignments (e.g. ``{"queue depth": "status"}``)."""
     stale_below: float = Field(default=0.5, ge=0.0, le=1.0)
@@ -60,8 +67,15 @@ class BeliefPolicy(BaseModel):
     """After a distribution shift (E07), memories written since it score this much higher…"""
     shift_promotion_hours: float = Field(default=168.0, gt=0.0)
     """…for this long after the shift began."""
+    multi_valued: list[str] = Field(default_factory=list)
+    """Extra attributes that hold many values at once (a new value never replaces another)."""
     attribute_embedding: bool = True
     """Use the store's embedder for that similarity (off: the curated lexicon only)."""
+    slot_similarity: float = Field(default=0.7, ge=0.0, le=1.0)
+    """Open-vocabulary slots: an attribute the lexicon does not name ("favourite lang") joins the
+    subject's existing slot ("preferred language") when their phrases' cosine similarity is at
+    least this and clearly ahead of the subject's next slot; below it, it is a slot of its own.
+    Qualified look-alikes ("home city" / "work city") are never joined."""
 
     def checked(self) -> BeliefPolicy:
         known = set(CLASSES) | set(self.half_life_hours)
@@ -75,6 +89,9 @@ class BeliefPolicy(BaseModel):
             if hours <= 0:
                 raise ConfigurationError(f"belief.half_life_hours.{klass}", f"must be > 0 hours, got {hours!r}")
         return self
+
+    def is_multi_valued(self, attribute: str) -> bool:
+        return attribute in MULTI_VALUED_ATTRIBUTES or attribute in self.multi_valued
 
     def class_of(self, attribute: str) -> str:
         return attribute_class(attribute, self.attribute_classes)

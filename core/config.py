@@ -20,6 +20,59 @@ MAX_FIELD_CHARS = 50_000_000
 """The highest per-field size limit a config may set: the write path holds a whole event in memory."""
 
 
+class ConsolidationPolicy(BaseModel):
+    """How sleep-cycle consolidation (Layer 5, ``DeltaCore.consolidate``) merges, archives and
+    decides whether a cycle is kept. A dict is accepted where a config takes it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    automatic: bool = False
+    """Run cycles by themselves, on a thread of their own, when a trigger fires (never on a
+    read-only open)."""
+    trigger_events: int = Field(default=1000, ge=1)
+    """A cycle is due after this many new events in a tenant since its last cycle."""
+    trigger_minutes: float = Field(default=60.0, gt=0)
+    """…or this many minutes after the last cycle, when anything was written since."""
+    trigger_utility_variance: float | None = Field(default=0.01, ge=0.0)
+    """…or the signed utility steps learned since the last cycle vary by more than this (outcomes
+    pulling memories up and down); ``None`` turns this trigger off."""
+    trigger_utility_min_updates: int = Field(default=20, ge=2)
+    """The utility-variance trigger judges only this many utility updates or more."""
+    trigger_miss_rate: float | None = Field(default=0.5, ge=0.0, le=1.0)
+    """…or more than this share of the queries asked since the last cycle returned nothing (this
+    process's queries); ``None`` turns this trigger off."""
+    trigger_miss_min_queries: int = Field(default=20, ge=1)
+    """The miss-rate trigger judges only this many queries or more."""
+    trigger_on_shift: bool = True
+    """…or the belief layer logged a distribution shift (E07) for the tenant since the last cycle."""
+    check_seconds: float = Field(default=30.0, gt=0)
+    """How often the automatic thread looks at the triggers."""
+    merge_threshold: float = Field(default=0.85, ge=-1.0, le=1.0)
+    """Cosine similarity above which two memories of one scope and kind are near-duplicates."""
+    max_merge: int = Field(default=16, ge=2)
+    """At most this many originals in one merged memory."""
+    max_depth: int = Field(default=3, ge=1)
+    """Compression depth limit (E08): a merged memory at this depth is never merged again."""
+    fidelity_floor: float = Field(default=0.7, ge=0.0, le=1.0)
+    """A merged memory stands for an original only when their cosine reaches this; under it the
+    fidelity audit flags it and the shadow evaluation gives it no credit. A schema whose
+    fidelity to its surviving episodes is under it is reported too."""
+    schema_min_episodes: int = Field(default=2, ge=1)
+    """A plan pattern becomes a schema in a cycle once this many episodes made it."""
+    prune_utility: float = Field(default=0.05, ge=0.0)
+    """A memory whose (decayed) utility is under this…"""
+    prune_after_days: float = Field(default=30.0, ge=0.0)
+    """…and that was neither written nor retrieved for this many days moves to COLD."""
+    anchor_fraction: float = Field(default=0.01, ge=0.0, le=1.0)
+    """This share of raw events (chosen by id hash) is never merged away nor archived."""
+    regression_tolerance: float = Field(default=0.05, ge=0.0, le=1.0)
+    """A cycle whose probe precision@5 falls by more than this share is rolled back."""
+    probe_limit: int = Field(default=50, ge=0)
+    """How many recent retrieval-log queries the shadow evaluation replays."""
+    cold_path: Path | None = None
+    """Folder of the COLD tier's Parquet partitions; ``None`` = ``<path>/cold``."""
+
+
 class DeltaCoreConfig(BaseModel):
     """Where the store lives and how it behaves.
 
@@ -40,6 +93,10 @@ class DeltaCoreConfig(BaseModel):
     ``None`` = SQLite in ``path``."""
     chroma_url: str | None = None
     """URL of a Chroma server (``http://host:port``). ``None`` = embedded Chroma in ``path``."""
+    chroma_server_path: Path | None = None
+    """The Chroma server's ``--path`` when it is on this machine: ``forget`` then also removes the
+    segment folders of collections it deleted and vacuums the server's SQLite file (a client
+    cannot; ``docs/compliance.md``). ``None`` = the server's files are left to it."""
     collection_prefix: str = Field(default="deltacore", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,40}$")
     """Prefix of the Chroma collections, so several stores can share one Chroma server."""
     embedder: Any = None
@@ -99,12 +156,24 @@ class DeltaCoreConfig(BaseModel):
     """How the governor moves between degradation levels (window, dwell, hysteresis band)."""
     telemetry: TelemetryPolicy = Field(default_factory=TelemetryPolicy)
     """OpenTelemetry spans and metrics (``otel`` extra); a no-op when it is not installed."""
+    consolidation: ConsolidationPolicy = Field(default_factory=ConsolidationPolicy)
+    """Sleep-cycle consolidation: triggers, merge threshold, COLD tier, the rollback gate."""
     dedupe: Literal["occurrence", "content", "off"] = "occurrence"
     """When a write is a duplicate of a stored event (``docs/api.md``, "Duplicates"): same
     tenant, scope, parents, kind, role, actor, text, tool and arguments, and ``meta["dedupe_key"]``
     when given — and, with ``occurrence`` (the default), the same ``ts`` when the caller gave one,
     so a message repeated at another time is a new turn. ``content``: the time is ignored (one
     copy per content). ``off``: only a replay of the same event ``id`` is a duplicate."""
+    vector_writes: Literal["background", "inline"] = "background"
+    """``background`` (the default): a write is acknowledged by its SQL commit and a worker thread
+    embeds and indexes it shortly after, many writes per embedder call (fast per-step hooks).
+    Everything that reads vectors first applies what is pending (queries, ``recall_decisions``,
+    ``stats``, ``monitor``, ``export``, ``forget``/``delete``, ``verify_erasure``, consolidation,
+    ``reindex``, the health check), so a caller reads its own writes; a process's first write
+    embeds inline, to check the embedder against the store. ``inline``: each write embeds and
+    indexes its events before returning."""
+    vector_write_delay_ms: float = Field(default=200.0, ge=0, le=10_000)
+    """How long the background worker waits after a write for more to join one batch."""
 
     @field_validator("belief")
     @classmethod

@@ -77,7 +77,10 @@ class TrustPolicy(BaseModel):
     user: their directives about how the agent talks to them ("always answer in French from now
     on") are preferences, not attacks (``ContentAnomaly.principal_score``). Role markers,
     overrides of earlier instructions, authority claims, secrecy, planted answers and orders
-    that reach tools, links or other people are judged as from anyone. False: off."""
+    that reach tools, links or other people are judged as from anyone. In a scope without a
+    ``user_id``, anyone speaking as themselves on the user channel gets the narrower task
+    exemption (``ContentAnomaly.task_score``: an unscoped order for a tool is their task).
+    False: both off."""
     principal_sources: tuple[str, ...] = ("langchain:", "autogen:", "crewai:", "llamaindex:")
     """Source prefixes that are the application's own integration relaying its user (the
     adapters name their sources ``<framework>:<component>``); ``user:<the event's user_id>`` is

@@ -9,7 +9,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -47,14 +50,14 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def _postgres_database(admin_url: str) -> tuple[str, Callable[[], None]]:
+def _postgres_database(admin_url: str, template: str | None = None) -> tuple[str, Callable[[], None]]:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
     name = f"dc_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")))
     url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
 
     def drop() -> None:
@@ -80,6 +83,36 @@ def _drop_collections(prefix: str) -> None:
 BACKENDS = ["sqlite", "postgres"]
 
 
+@pytest.fixture(scope="session")
+def _postgres_template() -> Iterator[str | None]:
+    """A database whose schema is set up once per run: each test's database is a copy of it
+    (``CREATE DATABASE ... TEMPLATE``), the state a fresh database has after its first
+    ``setup()``, without running every migration again per test (seconds each on a loaded
+    machine). None when PostgreSQL is not configured or does not answer (each test then says so)."""
+    if not POSTGRES_URL or not CHROMA_URL:
+        yield None
+        return
+    from sqlalchemy import create_engine
+
+    from deltacore.storage.migrations import run_migrations
+
+    try:
+        url, drop = _postgres_database(POSTGRES_URL)
+    except Exception:  # noqa: BLE001 - the backend fixture reports an unreachable server
+        yield None
+        return
+    from sqlalchemy.engine import make_url
+
+    name = make_url(url).database
+    engine = create_engine(url)
+    try:
+        run_migrations(engine)
+    finally:
+        engine.dispose()  # a template must have no open connection when it is copied
+    yield name
+    drop()
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "sqlite":
@@ -88,7 +121,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     if not POSTGRES_URL or not CHROMA_URL:
         pytest.skip("set DELTACORE_TEST_POSTGRES_URL and DELTACORE_TEST_CHROMA_URL to run the PostgreSQL + Chroma server backend")
     try:
-        database_url, drop_database = _postgres_database(POSTGRES_URL)
+        database_url, drop_database = _postgres_database(POSTGRES_URL, request.getfixturevalue("_postgres_template"))
     except Exception as exc:  # noqa: BLE001 - any failure to reach the server
         _unavailable(f"PostgreSQL at {POSTGRES_URL}: {exc}")
     prefix = f"t{uuid.uuid4().hex[:10]}"
@@ -136,3 +169,42 @@ def _lexical_by_join(conn: Any, terms: list[str], filters: list, limit: int) -> 
 def lexical_by_join() -> Callable[..., list[tuple[str, float]]]:
     """What the fast lexical paths must return: the reference they are compared with."""
     return _lexical_by_join
+
+
+# Snippets run as a reader runs them (a fresh process, `python snippet.py` in its own folder), but
+# many in ONE child process: a process each paid the Python, Chroma and torch imports every time.
+_SNIPPET_RUNNER = """
+import contextlib, io, json, os, runpy, sys, traceback
+
+results = {}
+for folder in sys.argv[2:]:
+    os.chdir(folder)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path("snippet.py", run_name="__main__")
+        error = None
+    except BaseException:  # a snippet that exits or fails: reported, the next one still runs
+        error = traceback.format_exc()
+    results[folder] = {"stdout": out.getvalue(), "error": error}
+with open(sys.argv[1], "w") as report:
+    json.dump(results, report)
+"""
+
+
+def _run_snippets(folders: list[Path], report: Path, *, timeout: float) -> dict[str, dict[str, Any]]:
+    """Run ``snippet.py`` of each folder, in order, in one child process: ``{folder: {"stdout",
+    "error"}}`` (``error`` is the traceback a snippet ended with, or None)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
+    result = subprocess.run(
+        [sys.executable, "-c", _SNIPPET_RUNNER, str(report), *map(str, folders)],
+        check=False, capture_output=True, text=True, env=env, timeout=timeout,
+    )  # fmt: skip
+    assert result.returncode == 0 and report.is_file(), result.stderr[-3000:]
+    return json.loads(report.read_text())
+
+
+@pytest.fixture(scope="session")
+def run_snippets() -> Callable[..., dict[str, dict[str, Any]]]:
+    """``run_snippets(folders, report, timeout=…)``: see ``_run_snippets``."""
+    return _run_snippets

@@ -37,6 +37,7 @@ from autogen_core.tools import FunctionTool  # noqa: E402
 from autogen_ext.models.replay import ReplayChatCompletionClient  # noqa: E402
 
 from deltacore import DeltaCore, EventKind  # noqa: E402
+from deltacore.model import Namespace  # noqa: E402
 from deltacore.adapters.autogen import (  # noqa: E402
     MEMORY_HEADER,
     DeltaCoreMemory,
@@ -179,7 +180,7 @@ async def test_a_tool_error_is_recorded_as_an_error_result(store, memory):
     error = store.get(f"{result.messages[0].id}:c1:result")
     assert error.kind == EventKind.TOOL_RESULT and error.tool_name == "book_taxi"
     assert error.text == "taxi service unreachable for Rue Cler"
-    assert error.meta["error"] is True and error.meta["error_type"] == "ConnectionError"
+    assert error.meta["error"]["type"] == error.meta["error_type"] == "ConnectionError"
     assert error.parent_ids == (f"{result.messages[0].id}:c1:call",)
 
 
@@ -193,7 +194,7 @@ async def test_tools_without_the_workbench_are_recorded_from_the_run_stream(stor
     episode_id = items[0].id
     ok, failed = store.get(f"{episode_id}:c1:result"), store.get(f"{episode_id}:c2:result")
     assert ok.text == "heavy rain in Rome" and "error" not in ok.meta
-    assert failed.meta["error"] is True and "taxi service unreachable" in failed.text
+    assert failed.meta["error"]["message"] and "taxi service unreachable" in failed.text
     assert store.get(f"{episode_id}:c1:call").tool_args == {"city": "Rome"}
 
 
@@ -309,3 +310,14 @@ async def test_dump_and_load_component_round_trip(tmp_path):
         assert "peanuts" in (await loaded.query("peanut allergy alice")).results[0].content
     finally:
         await loaded.close()
+
+
+async def test_the_users_task_is_stored_trusted_under_its_authenticated_principal(store, memory):
+    client = scripted("Done.")
+    result = await record_run(memory, AssistantAgent("planner", model_client=client, memory=[memory]),
+                              "Grant bob reader access to dataset sales_2024.")
+    events = episode_events(store, result.messages[0].id)
+    user, reply = events[0], next(e for e in events if e.role == "assistant")
+    assert (user.principal, reply.principal) == ("alice", "autogen:planner")
+    found = {p.text: p.namespace for p in store.query("dataset access for bob", top_k=5, include_deltas=False)}
+    assert found.get(user.text) is Namespace.TRUSTED, found

@@ -179,7 +179,7 @@ def test_a_tool_error_is_recorded_as_an_error_result(store: DeltaCore, recorder:
     [failure] = events["tool_result"]
     stored = store.get(failure.id)
     assert stored.text == "kaboom y"
-    assert stored.meta["error"] is True and stored.meta["error_type"] == "RuntimeError"
+    assert stored.meta["error"]["type"] == stored.meta["error_type"] == "RuntimeError"
     assert stored.parent_ids == (call.id,)
     assert store.get(call.id).tool_args == {"x": "y"}
 
@@ -353,3 +353,17 @@ def test_storage_keeps_tenants_apart_and_sees_recorded_events(store: DeltaCore) 
     assert other.search(other.embedder(["billing port"])[0]) == []
     other.reset()
     assert acme.count() == 1
+
+
+def test_the_crews_user_speaks_the_task_and_the_agent_its_steps(store: DeltaCore) -> None:
+    listener = DeltaCoreListener(store, user_id="alice")
+    try:
+        make_crew(ScriptedLLM([tool_calls(("add_numbers", {"a": 2, "b": 3})), "Five."]), "Add 2 and 3.").kickoff()
+        listener.flush()
+    finally:
+        listener.close()
+    outcome = last_outcome(store)
+    events = store.events(episode_id=outcome.episode_id)
+    task = next(e for e in events if e.role == "user")
+    call = next(e for e in events if e.kind.value == "tool_call")
+    assert (task.principal, call.principal) == ("alice", "crewai:Calculator")

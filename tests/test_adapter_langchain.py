@@ -142,7 +142,7 @@ def test_middleware_records_a_tool_error_as_an_error_result(memory):
         agent.invoke(ask("blow up"), config={"run_id": run_id})
     (result,) = by_kind(episode_events(memory, run_id), "tool_result")
     assert result.tool_name == "explode" and "kaboom: disk" in result.text
-    assert result.meta["error"] is True and result.meta["error_type"] == "RuntimeError"
+    assert result.meta["error"]["type"] == result.meta["error_type"] == "RuntimeError"
 
 
 def test_handled_tool_error_is_an_error_result_and_the_run_goes_on(memory):
@@ -152,7 +152,7 @@ def test_handled_tool_error_is_an_error_result_and_the_run_goes_on(memory):
     agent.invoke(ask("try it"), config={"run_id": run_id})
     events = episode_events(memory, run_id)
     (result,) = by_kind(events, "tool_result")
-    assert result.meta["error"] is True and "cannot: quota" in result.text
+    assert result.meta["error"]["message"] and "cannot: quota" in result.text
     assert by_kind(events, "outcome")[0].meta["success"] is True
 
 
@@ -330,7 +330,7 @@ def test_retriever_returns_documents_with_memory_metadata_sync_and_async(memory)
             {"text": "the billing service runs on port 9090", "kind": "fact", "user_id": "bob"},
         ]
     )
-    retriever = DeltaCoreRetriever(memory=memory, top_k=1, user_id="alice")
+    retriever = DeltaCoreRetriever(store=memory, top_k=1, user_id="alice")
     (doc,) = retriever.invoke("which port does the api use?")
     assert isinstance(doc, Document) and doc.page_content == "the api service runs on port 8080"
     meta = doc.metadata
@@ -341,12 +341,12 @@ def test_retriever_returns_documents_with_memory_metadata_sync_and_async(memory)
     assert adoc.id == doc.id
     # Per-call criteria; a token budget.
     assert len(retriever.invoke("port", top_k=2, user_id=None)) == 2
-    assert len(DeltaCoreRetriever(memory=memory, max_tokens=1).invoke("port")) == 0
+    assert len(DeltaCoreRetriever(store=memory, max_tokens=1).invoke("port")) == 0
 
 
 def test_retriever_inside_a_run_records_the_retrieval(memory):
     fact_id = memory.add("alice prefers green tea", kind="fact")
-    retriever = DeltaCoreRetriever(memory=memory, top_k=1, kinds=["fact"])  # not the run's own input
+    retriever = DeltaCoreRetriever(store=memory, top_k=1, kinds=["fact"])  # not the run's own input
 
     @chain
     def answer(question: str, config: RunnableConfig) -> str:
@@ -367,7 +367,7 @@ def test_retriever_inside_a_run_records_the_retrieval(memory):
 
 def test_retriever_called_by_an_agent_tool_credits_the_agent_episode(memory):
     fact_id = memory.add("the staging database is db-7", kind="fact")
-    retriever = DeltaCoreRetriever(memory=memory, top_k=1, kinds=["fact"])
+    retriever = DeltaCoreRetriever(store=memory, top_k=1, kinds=["fact"])
 
     @tool
     def lookup(question: str) -> str:
@@ -550,3 +550,15 @@ def test_embeddings_bridge_both_ways(tmp_path):
     assert len(vectors) == 2 and len(vectors[0]) == 32
     assert asyncio.run(embeddings.aembed_query("a b")) == pytest.approx(vectors[0])
 
+
+
+def test_callback_handler_takes_the_principal_from_the_run_config(memory):
+    handler = DeltaCoreCallbackHandler(memory)
+    agent = create_agent(ScriptedModel(messages=iter([AIMessage("Granted.")])), [deploy])
+    run_id = uuid.uuid4()
+    task = "Grant bob reader access to dataset sales_2024."
+    agent.invoke(ask(task), config={"callbacks": [handler], "run_id": run_id, "metadata": {"user_id": "alice"}})
+
+    (user,) = [e for e in episode_events(memory, str(run_id)) if e.role == "user"]
+    assert (user.text, user.principal) == (task, "alice")
+    assert task in [p.text for p in memory.query("bob's access to sales_2024", top_k=5, include_deltas=False)]

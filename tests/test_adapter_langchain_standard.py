@@ -41,7 +41,7 @@ class TestDeltaCoreRetrieverStandard(RetrieversIntegrationTests):
 
     @property
     def retriever_constructor_params(self) -> dict[str, Any]:
-        return {"memory": self.memory}
+        return {"store": self.memory}
 
     @property
     def retriever_query_example(self) -> str:

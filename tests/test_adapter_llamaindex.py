@@ -148,7 +148,7 @@ async def test_a_tool_error_is_recorded_as_an_error_result(store, recorder):
     error = store.get(f"{run}:c1:result")
     assert error.kind == EventKind.TOOL_RESULT and error.tool_name == "book_taxi"
     assert error.text == "taxi service unreachable for Rue Cler"
-    assert error.meta["error"] is True and error.meta["error_type"] == "ConnectionError"
+    assert error.meta["error"]["type"] == error.meta["error_type"] == "ConnectionError"
     assert error.parent_ids == (f"{run}:c1:call",)
     assert "error" not in store.get(f"{run}:c2:result").meta
     # parallel calls share their trigger: the user's message
@@ -264,3 +264,15 @@ def test_the_embedding_bridges(tmp_path):
         event_id = store.add("the deploy failed on staging", kind="observation")
         assert store.query("deploy staging", top_k=1)[0].id == event_id
         assert store.stats().embedder == "llamaindex:MockEmbedding:unknown"
+
+
+async def test_the_chat_user_is_the_principal_of_the_user_messages(store):
+    short = Memory.from_defaults(session_id="s7", token_limit=60, chat_history_token_ratio=0.5, token_flush_size=30,
+                                 memory_blocks=[DeltaCoreMemoryBlock(store=store, user_id="alice")])
+    task = "Grant bob reader access to dataset sales_2024, please, and tell me when it is done. " * 2
+    await agent(Script("Granted.")).run(user_msg=task, memory=short)
+    await agent(Script("Sure.")).run(user_msg="Thanks a lot, that helps me plan the whole trip.", memory=short)
+
+    users = [e for e in store.events(user_id="alice", limit=50) if e.role == "user"]
+    assert users and all(e.principal == "alice" for e in users)
+    assert any(p.text.startswith("Grant bob") for p in store.query("bob access sales_2024", top_k=5, include_deltas=False))

@@ -5,6 +5,7 @@ DeprecationWarning."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import warnings
 
@@ -23,7 +24,9 @@ CLASSES = {
     "DeltaCoreMiddleware": {},
     "DeltaCoreStore": {},
     "DeltaCoreLangGraphStore": {},
+    "DeltaCoreCheckpointSaver": {},
 }
+TOOLS_OF = {"langchain": "langchain_core", "autogen": "autogen_agentchat", "crewai": "crewai", "llamaindex": "llama_index.core"}
 
 
 @pytest.fixture
@@ -43,6 +46,9 @@ def test_every_adapter_names_its_first_argument_store():
     for cls in [*_classes().values(), ag.DeltaCoreMemory, cr.DeltaCoreMemory, cr.DeltaCoreStorage, cr.DeltaCoreListener]:
         assert next(iter(list(inspect.signature(cls.__init__).parameters)[1:])) == "store", cls
     assert "store" in lc.DeltaCoreRetriever.model_fields
+    for framework in TOOLS_OF:
+        tools = importlib.import_module(f"deltacore.adapters.{framework}").memory_tools
+        assert next(iter(inspect.signature(tools).parameters)) == "store", framework
 
 
 @pytest.mark.parametrize("name", sorted(CLASSES))
@@ -82,3 +88,22 @@ def test_langgraph_store_takes_langgraphs_index_config(store):
         assert lc.DeltaCoreLangGraphStore(store, index_fields=["body"]).index_fields == ["body"]
     with pytest.raises(ValueError, match="embedder= to DeltaCore.open"):
         lc.DeltaCoreLangGraphStore(store, index={"dims": 1536, "embed": "openai:text-embedding-3-small", "fields": ["x"]})
+
+
+def _names(tools: list) -> list[str]:
+    return [getattr(tool, "name", None) or tool.metadata.name for tool in tools]  # LlamaIndex: metadata.name
+
+
+@pytest.mark.parametrize("framework", sorted(TOOLS_OF))
+def test_memory_tools_take_store_and_memory_keyword_warns(store, framework):
+    pytest.importorskip(TOOLS_OF[framework])
+    memory_tools = importlib.import_module(f"deltacore.adapters.{framework}").memory_tools
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        assert _names(memory_tools(store=store, user_id="alice")) == ["manage_memory", "search_memory", "recall_plans"]
+        memory_tools(store, user_id="alice")
+    with pytest.warns(DeprecationWarning, match=r"memory_tools\(memory=\.\.\.\) is deprecated; pass store="):
+        old = memory_tools(memory=store, user_id="alice")
+    assert _names(old) == ["manage_memory", "search_memory", "recall_plans"]
+    with pytest.raises(TypeError, match="needs the DeltaCore store"):
+        memory_tools(user_id="alice")

@@ -38,7 +38,9 @@ def test_ids_are_deterministic_and_fit_the_engine():
 
 def test_recording_conventions():
     assert _shared.call_text("deploy", {"service": "api", "env": "qa"}) == 'deploy({"env": "qa", "service": "api"})'
-    assert _shared.error_meta(None) == {"error": True, "error_type": "ToolError"}
+    assert _shared.error_meta(None) == {"error": {"type": "ToolError", "message": ""}, "error_type": "ToolError"}
+    assert _shared.error_meta(TimeoutError("slow"))["error"] == {"type": "TimeoutError", "message": "slow", "kind": "transient"}
+    assert _shared.error_meta(PermissionError("no"))["error"] == {"type": "PermissionError", "message": "no"}  # the engine classifies
     assert _shared.outcome_text(True, "  done \n now ") == "episode succeeded: done now"
     assert _shared.outcome_text(False, "") == "episode failed"
     assert len(_shared.outcome_text(True, "x" * 500)) == len("episode succeeded: ") + _shared.SUMMARY_CHARS

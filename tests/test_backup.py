@@ -35,6 +35,7 @@ def _build(memory: DeltaCore) -> dict[str, str]:
 
 def _state(memory: DeltaCore, ids: dict[str, str]) -> dict[str, Any]:
     """What a user would compare after moving a store."""
+    memory.apply_outbox()  # the SQL vectors below are read directly, so pending writes go first
     with memory._sql.reader() as conn:
         vector_ids, vectors, _ = memory._sql.tenant_vectors(conn, "default", ())
     chain = memory.query_causal(ids["result"], depth=5)

@@ -258,3 +258,17 @@ def test_correction_rejects_the_denied_value_instead_of_ending_it(memory):
     assert paris.status is FactStatus.REJECTED and paris.superseded_by == berlin.id
     assert berlin.valid_from == paris.valid_from  # it was Berlin all along
     assert [f.value for f in memory.facts("alice", at=days_ago(10))] == ["Berlin"]
+
+
+def test_a_correction_ends_a_value_that_independent_sources_confirmed_but_does_not_erase_its_past(memory):
+    # Two statements without a named source are two supporters (as for auto-resolving conflicts).
+    say(memory, "Alice lives in Paris", 90)
+    say(memory, "Alice is based in Paris", 60)
+    say(memory, "Correction: Alice lives in Berlin, not Paris", 5)
+
+    history = {f.value: f for f in memory.history("alice", "home city")}
+    paris, berlin = history["Paris"], history["Berlin"]
+    assert paris.status is FactStatus.SUPERSEDED and paris.superseded_by == berlin.id
+    assert berlin.valid_from > paris.valid_from  # Berlin from the correction on, Paris before it
+    assert [f.value for f in memory.facts("alice", at=days_ago(30))] == ["Paris"]
+    assert [f.value for f in memory.facts("alice")] == ["Berlin"]

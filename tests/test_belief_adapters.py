@@ -33,7 +33,7 @@ def test_langchain_retriever_documents_are_flagged(memory):
     from deltacore.adapters.langchain import DeltaCoreRetriever
 
     python, go = _python_then_go(memory)
-    docs = DeltaCoreRetriever(memory=memory, top_k=2).invoke("what language does the user prefer?")
+    docs = DeltaCoreRetriever(store=memory, top_k=2).invoke("what language does the user prefer?")
     assert [d.id for d in docs] == [go, python]
     assert docs[1].metadata["flags"] == ["superseded"] and docs[0].metadata["flags"] == []
 
@@ -67,7 +67,7 @@ def test_langchain_document_metadata_has_the_belief_fields(memory):
     from deltacore.adapters.langchain._messages import memory_block
 
     _python_then_go(memory)
-    docs = DeltaCoreRetriever(memory=memory, top_k=2).invoke("what language does the user prefer?")
+    docs = DeltaCoreRetriever(store=memory, top_k=2).invoke("what language does the user prefer?")
     assert docs[1].metadata["current_value"] == "Go" and docs[0].metadata["belief_confidence"] == 1.0
     block = memory_block(memory.query("what language does the user prefer?", top_k=2))
     assert "The user prefers Python (flags: superseded)" in block  # what the middleware injects

@@ -13,6 +13,7 @@ NOW = datetime.now(timezone.utc)
 SLOTS = [
     ("anna", "home city"), ("anna", "work city"), ("anna", "employer"),
     ("ana", "home city"), ("ana", "job title"), ("billing staging", "status"), ("billing", "owner"),
+    ("billing production", "version"),
 ]
 
 
@@ -26,6 +27,11 @@ SLOTS = [
         ("What is Ana's role?", ("ana", "job title")),
         ("What's the status of billing staging?", ("billing staging", "status")),
         ("Who owns billing?", ("billing", "owner")),
+        # The environment qualifies the subject wherever it stands in the question...
+        ("Which version of billing runs in production?", ("billing production", "version")),
+        ("What was the status of billing in staging on 2026-03-01?", ("billing staging", "status")),
+        # ...and a deployment without the asked attribute does not hide its service's.
+        ("Who owns billing in staging?", ("billing", "owner")),
     ],
 )
 def test_a_question_names_its_slot(question, slot):
@@ -38,6 +44,7 @@ def test_a_question_names_its_slot(question, slot):
         "Where does Hanna live?",  # a subject the store does not know
         "What did Anna say yesterday?",  # no attribute cue
         "Where does Ana work?",  # Ana has no work slot; nothing else fits
+        "What is the status of billing in production?",  # only staging's status is known
         "What about Anna's work?",  # work city or employer? no cue says which: unsure
     ],
 )

@@ -144,6 +144,27 @@ def test_belief_mass_bleeds_to_unknown_with_the_half_life():
     assert split.value == "up" and split.distribution == {"up": 0.7, "down": 0.3, "UNKNOWN": 0.0}
 
 
+def test_staleness_is_silence_measured_against_how_often_the_slot_is_observed():
+    day = 24 * 3600.0
+    # Reported once a day for ten days (one fact, ten observations), then silence.
+    daily = {**_fact("up", last=9 * day), "observations": 10}
+    policy = BeliefPolicy()
+    assert not slot_belief(policy, [daily], 9 * day + 6 * 3600).stale  # six hours after a daily report
+    late = slot_belief(policy, [daily], 14 * day)  # five silent days
+    assert late.stale and "re-observe" in late.hint
+    # A value change is an observation too: two facts of one slot share the cadence.
+    before = {**_fact("down", last=4 * day), "observations": 5, "valid_until": 5 * day, "status": "superseded"}
+    after = {**_fact("up", last=9 * day), "valid_from": 5 * day, "observations": 5}
+    assert not slot_belief(policy, [before, after], 9 * day + 6 * 3600).stale
+    # Seen once: no cadence, the class's half-life (1 hour) alone; and so with the rule off.
+    assert slot_belief(policy, [_fact("up")], 2 * 3600.0).stale
+    assert slot_belief(BeliefPolicy(half_life_from_cadence=False), [daily], 9 * day + 6 * 3600).stale
+    # A rejected value was never observed: it does not stretch the cadence.
+    wrong = {**_fact("down", last=0.0), "observations": 1, "status": "rejected", "valid_until": 0.0}
+    first = {**_fact("up", last=10 * day), "valid_from": 10 * day}
+    assert slot_belief(policy, [wrong, first], 10 * day + 3 * 3600).stale
+
+
 def test_unknown_attribute_class_in_config_is_named():
     with pytest.raises(ConfigurationError, match="belief.attribute_classes.queue depth"):
         BeliefPolicy(attribute_classes={"queue depth": "weather"}).checked()

@@ -240,6 +240,7 @@ def test_level_four_queues_vectors_and_level_five_refuses(backend):
     memory = backend.open()
     try:
         memory.ingest(facts(3))
+        memory.apply_outbox()  # indexed before level 4 (background writes would be 200 ms later)
         memory.set_budget("default", pin_level=4)
         memory.ingest(facts(6)[3:])
         assert memory.monitor("default").vectors_pending == 3  # queued in the outbox

@@ -75,7 +75,7 @@ def test_langchain_agent_saves_updates_and_searches(store) -> None:
         return AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"c{n}", "type": "tool_call"}])
 
     tools = memory_tools(store, user_id="alice")
-    assert [t.name for t in tools] == ["manage_memory", "search_memory"]
+    assert [t.name for t in tools] == ["manage_memory", "search_memory", "recall_plans"]
     model = ScriptedModel(messages=iter([call("manage_memory", {"content": "alice drinks green tea"}, 1), AIMessage("saved")]))
     create_agent(model, tools).invoke({"messages": [{"role": "user", "content": "I drink green tea"}]})
     assert _only_memory(store) == ["alice drinks green tea"]

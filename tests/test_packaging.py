@@ -66,6 +66,16 @@ ENGINE_METHODS = [
     "resolve_conflict", "resolve_review", "restore", "retrievals", "review_queue", "security_events", "set_budget",
     "stats", "system_events", "tool_schemas", "trust_score", "update", "verify_erasure", "versions",
 ]
+# Plans as schemas (issue 17).
+ENGINE_METHODS = sorted(ENGINE_METHODS + [
+    "declare_failure", "recall_plans", "schema_export", "schema_get", "schema_import", "schema_rollback", "schema_update",
+])  # fmt: skip
+# Sleep-cycle consolidation (issue 18).
+ENGINE_METHODS = sorted(ENGINE_METHODS + ["consolidate", "consolidate_status", "register_probes"])
+PUBLIC_API = PUBLIC_API + [
+    "ColdPartitionCorruptError", "ConsolidationBusyError", "ConsolidationPhase", "ConsolidationPolicy",
+    "ConsolidationReport", "ConsolidationStatus", "InvalidConsolidationError",
+]  # fmt: skip
 
 
 def test_public_api_is_pinned():

@@ -125,3 +125,31 @@ def test_the_families_against_the_first_party_rule():
             assert len(past) == HISTORY_RECORDS and max(r.ts for r in past) < min(r.ts for r in records)
     ids = [r.id for r in pair.history + pair.records]
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="LoCoMo data folder not available")
+def test_spoofing_families_claim_a_real_speakers_voice_and_benign_sets_are_built():
+    """Issue 22: the spoofing families write in a real speaker's (or the agent's) voice while
+    authenticated as themselves; the benign memory holds the agent's observations (citing the
+    turns they come from) and agent-task traffic; the held-out family is never calibrated on."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _poisoning.attacks import HELD_OUT, families, plan
+    from _poisoning.data import OBSERVER, build_scopes, speaker_source
+
+    scope = build_scopes(DATA, 7, limit=60)[0]
+    questions = scope.halves["report"][:2]
+    by_name = {f.name: f for f in families()}
+    speakers = {speaker_source(s) for s in scope.speakers}
+    for name, claimed in (("spoofed_correction", speakers), ("spoofed_relay", speakers), ("spoofed_observation", {OBSERVER})):
+        records = plan(by_name[name], scope, questions, 7, {}).records
+        assert records and all(r.source in claimed and r.principal not in (None, r.source) for r in records)
+    # The second held-out family: the subject's voice without their exact label, authenticated as itself.
+    lookalike = plan(by_name["spoofed_lookalike"], scope, questions, 7, {}).records
+    assert lookalike and all(r.source not in speakers and r.actor in scope.speakers for r in lookalike)
+    assert all((r.principal or r.source) not in speakers for r in lookalike)
+    assert HELD_OUT == ("spoofed_observation", "spoofed_lookalike")
+    observations = [w for w in scope.benign if w.set == "observations"]
+    turn_ids = {w.id for w in scope.benign if w.set == "turns"}
+    assert observations and all(w.channel == "agent" and set(w.parent_ids) <= turn_ids for w in observations)
+    tasks = [w for w in scope.benign if w.set == "agent_task"]
+    assert {"message", "tool_call", "tool_result"} <= {w.kind for w in tasks}

@@ -136,6 +136,7 @@ def test_an_entitys_semantic_matches_are_the_exact_ones(backend, person):
     question = f"what did {person} deploy to billing?"
     with backend.open(hot_capacity=0, embedder=FakeEmbedder()) as memory:
         memory.ingest(_history())
+        memory.apply_outbox()  # the index is searched directly below: background vector writes first
         with memory._sql.reader() as conn:  # noqa: SLF001
             condition = _about("default", [person])
             found = semantic_module.semantic_within(_context(memory, conn, question, 10), [condition], 10)
@@ -160,6 +161,7 @@ def test_an_entitys_semantic_matches_through_its_tokens_are_the_exact_ones(backe
     question = f"what did {person} deploy to billing?"
     with backend.open(hot_capacity=0, embedder=FakeEmbedder()) as memory:
         memory.ingest(_history())
+        memory.apply_outbox()  # the index is searched directly below: background vector writes first
         with memory._sql.reader() as conn:  # noqa: SLF001
             condition = _about("default", [person])
             context = _context(memory, conn, question, 10)
@@ -195,6 +197,7 @@ def test_a_when_question_prefers_timed_memories_near_it(backend):
     question = "when was checkout fixed?"
     with backend.open(hot_capacity=0, embedder=FakeEmbedder()) as memory:
         memory.ingest(_history())
+        memory.apply_outbox()  # the index is searched directly below: background vector writes first
         with memory._sql.reader() as conn:  # noqa: SLF001
             context = _context(memory, conn, question, 10)
             found = semantic_module.semantic_where(context, 10, [events.c.has_time == 1], None)

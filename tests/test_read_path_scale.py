@@ -111,6 +111,7 @@ def test_narrowed_semantic_search_returns_the_exact_filtered_neighbours(backend,
     condition, chroma = (events.c.ts >= cutoff, [{"ts": {"$gte": cutoff}}]) if fallback else (events.c.has_time == 1, None)
     with backend.open(hot_capacity=0, embedder=FakeEmbedder()) as memory:
         memory.ingest(history)
+        memory.apply_outbox()  # the index is searched directly below: background vector writes first
         criteria = QueryCriteria(text=question)
         with memory._sql.reader() as conn:
             context = SearchContext(

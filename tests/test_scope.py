@@ -131,6 +131,7 @@ FILTERS = {
 def test_sql_chroma_and_the_hot_tier_keep_the_same_rows(backend):
     with backend.open() as memory:
         memory.ingest(_history())
+        memory.apply_outbox()  # the Chroma index is read directly below: background writes first
         with memory._sql.engine.begin() as conn:  # noqa: SLF001 - only the gateway quarantines
             conn.execute(update(events).where(events.c.id.in_(["e7", "e8"])).values(namespace="quarantine"))
         index = memory._vectors.current()  # noqa: SLF001
@@ -154,6 +155,7 @@ def test_excluding_an_episode_keeps_memories_without_one_except_in_chromas_prefi
     scope = ScopeFilter(exclude_episode_id="run1")
     with backend.open() as memory:
         memory.ingest(_history())
+        memory.apply_outbox()  # the Chroma collection is read directly below: background writes first
         collection = memory._vectors.current()._collection("default")  # noqa: SLF001
         with memory._sql.reader() as conn:  # noqa: SLF001
             ids, _vectors, metadata = memory._sql.tenant_vectors(conn, "default", SCOPE_METADATA)  # noqa: SLF001
@@ -211,9 +213,9 @@ def test_framework_adapters_built_with_a_scope_write_and_read_in_it(tmp_path):
         history.add_messages([HumanMessage("the billing api moved to port 8443")])
         stored = memory.events(tenant="acme")
         assert [(e.tenant, e.user_id, e.session_id) for e in stored] == [("acme", "alice", "chat-1")]
-        retriever = DeltaCoreRetriever(memory=memory, scope=Scope(tenant="acme", user_id="alice"))
+        retriever = DeltaCoreRetriever(store=memory, scope=Scope(tenant="acme", user_id="alice"))
         assert [d.page_content for d in retriever.invoke("billing api port")] == ["the billing api moved to port 8443"]
-        assert DeltaCoreRetriever(memory=memory, user_id="bob", tenant="acme").invoke("billing api port") == []
+        assert DeltaCoreRetriever(store=memory, user_id="bob", tenant="acme").invoke("billing api port") == []
         block = DeltaCoreMemoryBlock(store=memory, scope=scope)
         assert (block.tenant, block.user_id, block.session_id, block.scope) == ("acme", "alice", "chat-1", scope)
         with pytest.raises(ValidationError, match="tenant"):

@@ -1,9 +1,9 @@
-"""A small, fast run of ``benchmarks/self_learning.py`` so the benchmark cannot rot.
+"""A quick run of ``benchmarks/self_learning.py`` so the benchmark harness cannot rot.
 
-It drives the real script end to end (world, LangChain tools, DeltaCore's callback handler,
-``recall_decisions``, ``record_outcome``) with the fake embedder, and checks the seed's own
-self-learning test: an agent with DeltaCore as its memory scores at least 1.1× the same agent
-without memory.
+It drives the real script end to end in its quick mode (``--fake-embedder --episodes 60
+--seeds 1``) on both worlds, every system including DeltaCore through its public API, and
+checks that every metric is reported. It asserts nothing about whether the engine meets the
+benchmark's targets: that is what the headline run in docs/benchmarks.md measures.
 """
 
 from __future__ import annotations
@@ -17,15 +17,10 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-pytest.importorskip("langchain_core")
 pytest.importorskip("matplotlib")
+pytest.importorskip("chromadb")
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "self_learning.py"
-
-# The module fixture runs the benchmark once (a few LangChain agents over 50 episodes): 250 s at
-# load 11-12 on 2 cores, close to the suite's 300 s default. A budget that holds on a busy
-# machine (covers fixture setup too), not a smaller run that would weaken the 1.1x check.
-pytestmark = pytest.mark.timeout(1500)
 
 
 def load_script():
@@ -35,46 +30,57 @@ def load_script():
     return module
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("selflearn")
+# The held-out world in the quick mode of the brief; the tuning world shorter, to keep the file
+# near 20 s (most of it is DeltaCore's per-episode writes and recall).
+@pytest.mark.parametrize(("world", "episodes"), [("heldout", 60), ("ops", 30)])
+def test_quick_mode_reports_every_metric_for_every_system(tmp_path, world, episodes):
     script = load_script()
-    argv = ["--seeds", "1", "--episodes", "50", "--services", "4", "--window", "10", "--embedder", "fake",
-            "--json", str(out / "r.json"), "--plot", str(out / "r.png"), "--quiet"]  # fmt: skip
+    argv = ["--world", world, "--fake-embedder", "--episodes", str(episodes), "--seeds", "1", "--window", "10",
+            "--writes", "episode", "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"), "--quiet"]  # fmt: skip
     assert script.main(argv) == 0
-    return json.loads((out / "r.json").read_text()), out
-
-
-def test_report_has_every_system_metric_and_the_plot(report):
-    data, out = report
-    assert (out / "r.png").stat().st_size > 0
-    assert set(data["results"]) == {"none", "naive", "deltacore"}
-    assert data["world"]["schema_change_at"] == 20 and data["world"]["rule_change_at"] == 33
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert (tmp_path / "r.png").stat().st_size > 0
+    assert set(data["results"]) == {"none", "naive", "table", "reference", "deltacore"}
+    changes = data["world"]["changes"]
+    assert len(changes) == (2 if world == "ops" else 4)
+    assert all(0 < at < episodes for at in changes.values())
     for summary in data["results"].values():
         assert 0.0 <= summary["final_success"]["mean"] <= 1.0
-        assert len(summary["window_success"]["mean"]) == 5
-    assert all(len(runs[0]) == 50 for runs in data["per_seed_success"].values())
-    credit = data["results"]["deltacore"]["credit_accuracy"]
-    assert credit["contested_episodes"] > 0 and 0.0 < credit["mean"] <= 1.0
+        assert 0.0 <= summary["followed_rate"]["mean"] <= 1.0
+        assert len(summary["window_success"]["mean"]) == episodes // 10
+        assert set(summary["recovery"]) == set(changes)
+    assert data["results"]["none"]["followed_rate"]["mean"] == 0.0
+    deltacore = data["results"]["deltacore"]
+    assert "contested_plans" in deltacore["credit_accuracy"]
+    assert {"ece", "points", "n", "ece_per_seed"} <= set(deltacore["calibration"])
+    assert all(len(runs[0]) == episodes for runs in data["per_seed_success"].values())
     assert data["code"]["commit"]
 
 
-def test_memory_augmented_agent_beats_its_no_memory_baseline(report):
-    """The seed's own test: memory-augmented success ≥ 1.1 × the no-memory baseline."""
-    results = report[0]["results"]
-    with_memory = results["deltacore"]["overall_success"]["mean"]
-    without = results["none"]["overall_success"]["mean"]
-    assert with_memory >= 1.1 * without, (with_memory, without)
-
-
-def test_the_world_is_deterministic_per_seed():
+def test_the_worlds_are_deterministic_per_seed_and_hold_their_drift():
     script = load_script()
-    from _selflearn.world import World, WorldConfig
+    from _selflearn.world import WorldConfig
 
-    config = WorldConfig(episodes=20, services=6)
-    first, second = World(3, config), World(3, config)
-    assert first.tasks() == second.tasks() and first.rules == second.rules
-    assert World(4, config).tasks() != first.tasks()
+    for world_class in script.WORLDS.values():
+        first, second = (
+            world_class(3, WorldConfig(episodes=40)),
+            world_class(3, WorldConfig(episodes=40)),
+        )
+        assert first.tasks() == second.tasks()
+        assert world_class(4, WorldConfig(episodes=40)).tasks() != first.tasks()
+        # Every schema change really changes the tools on offer.
+        for name, at in first.config.changes.items():
+            if name.startswith("schema"):
+                first.episode = at - 1
+                before = first.tool_specs()
+                first.episode = at
+                assert first.tool_specs() != before, name
+    heldout = script.WORLDS["heldout"](0, WorldConfig(episodes=40))
+    status = next(
+        spec for spec in heldout.tool_specs() if spec["name"] == "check_status"
+    )
+    assert status["annotations"] == {"readOnlyHint": True}
     # Before the change at 10: 100 %. From 11 on, 10 episodes hold 2 failures: 80 % is back.
     assert script.recovery([True] * 10 + [False] * 3 + [True] * 12, 10) == 1
     assert script.recovery([True] * 10 + [False] * 15, 10) is None
+    assert script.reliability([(0.9, True), (0.9, False)])["ece"] == pytest.approx(0.4)

@@ -253,6 +253,7 @@ def test_a_full_disk_fails_writes_clearly_keeps_reads_and_recovers(
 ) -> None:
     memory = DeltaCore.open(small_disk / "store", embedder=FakeEmbedder())
     acknowledged = _fill(memory)
+    memory.apply_outbox()  # indexed before the disk fills (background writes would be 200 ms later)
     filler = _fill_disk(small_disk)
     failures = []
     for n in range(150):

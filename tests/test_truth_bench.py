@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _truth.phrasings import template_strings  # noqa: E402
-from _truth.vocab import HELDOUT, TUNE  # noqa: E402
+from _truth.fresh2 import REPORTERS as FRESH2_REPORTERS  # noqa: E402
+from _truth.fresh2 import VOCAB as FRESH2  # noqa: E402
+from _truth.vocab import FRESH, HELDOUT, TUNE  # noqa: E402
 from _truth.world import STALE_CUTOFF_DAY, YEAR_DAYS, build_world  # noqa: E402
 
 ANCHOR = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -45,7 +47,7 @@ def test_the_same_seed_builds_the_same_world_and_another_seed_does_not():
 
 
 def test_the_ground_truth_holds_together():
-    for template_set in ("tune", "heldout"):
+    for template_set in ("tune", "heldout", "fresh", "fresh2"):
         world = build_world(template_set, 60, seed=11, anchor=ANCHOR)
         start = ANCHOR - timedelta(days=YEAR_DAYS)
         by_id = {s.id: s for s in world.statements}
@@ -83,8 +85,8 @@ def test_the_ground_truth_holds_together():
         assert restated and all(world.slots[s.slot].value_at(s.ts) != s.value for s in restated)
         assert all(s.channel in ("document", "peer") or s.source.startswith("user:guest-") for s in restated)
         assert {s.channel for s in world.statements} == {"user", "tool", "document", "peer"}
-        noise = sum(s.slot is None for s in world.statements)
-        assert noise == 3 * (len(world.statements) - noise)
+        noise = sum(s.role == "noise" for s in world.statements)
+        assert noise == 3 * (len(world.statements) - noise)  # three unrelated memories per statement and distractor
         # Questions: the expected answer is the ground truth at the asked time.
         for q in world.questions:
             slot = world.slots[q.slot]
@@ -99,12 +101,31 @@ def test_the_ground_truth_holds_together():
             assert (by_id[a].slot, by_id[a].value) == (by_id[b].slot, by_id[b].value) and by_id[a].text != by_id[b].text
 
 
-def test_heldout_shares_no_template_or_vocabulary_with_tune():
-    assert not template_strings("tune") & template_strings("heldout")
-    for field in ("cities", "employers", "languages", "roles", "services", "environments", "service_statuses",
-                  "regions", "owner_teams", "teams", "projects", "project_statuses"):
-        assert not set(getattr(TUNE, field)) & set(getattr(HELDOUT, field)), field
-    assert not {n for p in TUNE.name_pairs for n in p} & {n for p in HELDOUT.name_pairs for n in p}
+def test_the_template_sets_share_no_template_or_vocabulary():
+    sets = {"tune": TUNE, "heldout": HELDOUT, "fresh": FRESH, "fresh2": FRESH2}
+    for a, b in [(a, b) for i, a in enumerate(sets) for b in list(sets)[i + 1 :]]:
+        assert not template_strings(a) & template_strings(b), (a, b)
+        for field in ("cities", "employers", "languages", "roles", "services", "environments", "service_statuses",
+                      "regions", "owner_teams", "teams", "projects", "project_statuses", "groups", "databases"):
+            assert not set(getattr(sets[a], field)) & set(getattr(sets[b], field)), (a, b, field)
+        assert not {n for p in sets[a].name_pairs for n in p} & {n for p in sets[b].name_pairs for n in p}, (a, b)
+        assert not set(sets[a].surnames) & set(sets[b].surnames), (a, b)
+
+
+def test_the_fresh_world_is_made_of_other_slots_and_another_random_stream():
+    fresh = build_world("fresh", 60, seed=11, anchor=ANCHOR)
+    tune = build_world("tune", 60, seed=11, anchor=ANCHOR)
+    assert {s.attribute for s in fresh.slots.values()} - {s.attribute for s in tune.slots.values()} >= {
+        "team", "manager", "database", "launch_date", "sponsor"}
+    assert [len(s.values) for s in fresh.slots.values()] != [len(s.values) for s in tune.slots.values()]
+
+
+def test_fresh2_distractors_name_a_subject_and_another_value_but_state_no_slot():
+    world = build_world("fresh2", 60, seed=11, anchor=ANCHOR)
+    distractors = [s for s in world.statements if s.role == "distractor"]
+    assert len(distractors) >= 20
+    assert all(s.slot is None and s.value is None for s in distractors)
+    assert {s.source for s in distractors} <= {source for _, source in FRESH2_REPORTERS}  # trusted reporters say them
 
 
 def test_a_tiny_run_scores_every_arm_and_writes_its_report(tmp_path):

@@ -28,11 +28,13 @@ from deltacore.adapters.autogen.memory import (  # noqa: E402
 )
 from deltacore.adapters.autogen.workbench import DeltaCoreWorkbench, DeltaCoreWorkbenchConfig  # noqa: E402
 from deltacore.adapters.autogen.tools import memory_tools  # noqa: E402
+from deltacore.adapters.autogen.plans import DeltaCorePlanMemory, is_plan_message  # noqa: E402
 
 __all__ = [
     "MEMORY_HEADER",
     "DeltaCoreMemory",
     "DeltaCoreMemoryConfig",
+    "DeltaCorePlanMemory",
     "DeltaCoreWorkbench",
     "DeltaCoreWorkbenchConfig",
     "Episode",
@@ -40,6 +42,7 @@ __all__ = [
     "format_memories",
     "format_memory",
     "is_memory_message",
+    "is_plan_message",
     "record_run",
     "record_run_stream",
     "record_stream",

@@ -191,6 +191,8 @@ async def _record_message(memory: DeltaCoreMemory, episode: Episode, message: Ba
         episode_id=episode.id,
         parent_ids=[episode.last_event_id] if episode.last_event_id else [],
         source=f"{FRAMEWORK}:{message.source}",
+        # Who AutoGen says sent it (the memory's user, for the user's own messages).
+        principal=(memory.user_id if is_user and memory.user_id else f"{FRAMEWORK}:{message.source}"),
         meta={"message_type": type(message).__name__},
     )
     await memory.record([event], Channel.USER if is_user else Channel.AGENT)
@@ -303,7 +305,7 @@ def tool_result_event(
     name: str,
     output: str,
     is_error: bool,
-    error_type: str | None,
+    error: BaseException | str | None,
     agent: str | None,
 ) -> dict[str, Any]:
     return memory.event(
@@ -315,5 +317,5 @@ def tool_result_event(
         episode_id=episode.id if episode is not None else None,
         parent_ids=[call_event_id],
         source=f"{FRAMEWORK}:{agent}" if agent else None,
-        meta=error_meta(error_type) if is_error else {},
+        meta=error_meta(error, None if isinstance(error, BaseException) else output) if is_error else {},
     )

@@ -12,7 +12,6 @@ happened in a run is the job of :mod:`.episodes` and :mod:`.workbench`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -30,7 +29,6 @@ from deltacore.adapters._shared import (
     ScopedAdapter,
     adapter_scope,
     gateway_notes,
-    iter_events,
     MEMORY_HEADER,
     packet_metadata,
     query_fields,
@@ -243,15 +241,9 @@ class DeltaCoreMemory(ScopedAdapter, Memory, Component[DeltaCoreMemoryConfig]):
             raise InvalidQueryError(
                 "clear", "this memory has no agent_id, user_id or session_id, so clear() would not know what to delete"
             )
-        # forget's scope selectors are OR; this memory's scope is all of them at once, so its own
-        # events are selected first (AND) and forgotten by id: every version, copy and derivation.
         scope = {"agent_id": self.agent_id, "user_id": self.user_id, "session_id": self.session_id}
-        filters = {name: value for name, value in scope.items() if value is not None}
-        events = await asyncio.to_thread(lambda: list(iter_events(self.store.sync, tenant=self.tenant, **filters)))
-        if events:
-            await self.store.forget(
-                event_ids=[event.id for event in events], tenant=self.tenant, reason="autogen memory cleared"
-            )
+        within = {name: value for name, value in scope.items() if value is not None}
+        await self.store.forget(within=within, tenant=self.tenant, reason="autogen memory cleared")
 
     async def close(self) -> None:
         """Close the store if this memory opened it."""

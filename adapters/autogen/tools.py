@@ -1,6 +1,6 @@
-"""Memory tools for AutoGen agents: ``manage_memory`` and ``search_memory`` as ``FunctionTool`` s.
+"""Memory tools for AutoGen agents: ``manage_memory``, ``search_memory`` and ``recall_plans`` as ``FunctionTool`` s.
 
->>> # agent = AssistantAgent("helper", model_client=client, tools=memory_tools(memory, user_id="alice"))
+>>> # agent = AssistantAgent("helper", model_client=client, tools=memory_tools(store, user_id="alice"))
 
 The functions are async and run the store call in a worker thread, so the event loop never waits.
 """
@@ -8,31 +8,22 @@ The functions are async and run the store call in a worker thread, so the event 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from autogen_core.tools import FunctionTool
 
-from deltacore import AsyncDeltaCore, DeltaCore
-from deltacore.adapters._memory_tools import ACTIONS, MANAGE_DESCRIPTION, SEARCH_DESCRIPTION, MemoryToolbox
-from deltacore.adapters._shared import adapter_scope
-from deltacore.model import Scope
+from deltacore.adapters._memory_tools import (
+    MANAGE_DESCRIPTION,
+    PLANS_DESCRIPTION,
+    SEARCH_DESCRIPTION,
+    MemoryToolbox,
+    memory_tools_for,
+)
 
 FRAMEWORK = "autogen"
 
 
-def memory_tools(
-    memory: DeltaCore | AsyncDeltaCore,
-    *,
-    scope: Scope | None = None,
-    tenant: str = "default",
-    agent_id: str | None = None,
-    user_id: str | None = None,
-    actions: Sequence[str] = ACTIONS,
-) -> list[FunctionTool]:
-    """``[manage_memory, search_memory]`` over ``memory`` in one scope."""
-    box = MemoryToolbox(memory, adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id), FRAMEWORK, actions)
-
+def _tools(box: MemoryToolbox) -> list[FunctionTool]:
     async def manage_memory(
         content: Annotated[str | None, "the memory (for create and update)"] = None,
         action: Annotated[Literal["create", "update", "delete"], "what to do"] = "create",
@@ -45,7 +36,14 @@ def memory_tools(
     ) -> str:
         return await asyncio.to_thread(box.search, query, limit)
 
+    async def recall_plans(task: Annotated[str, "the task to plan for"], limit: Annotated[int, "how many plans"] = 3) -> str:
+        return await asyncio.to_thread(box.recall_plans, task, limit)
+
     return [
         FunctionTool(manage_memory, description=MANAGE_DESCRIPTION, name="manage_memory"),
         FunctionTool(search_memory, description=SEARCH_DESCRIPTION, name="search_memory"),
+        FunctionTool(recall_plans, description=PLANS_DESCRIPTION, name="recall_plans"),
     ]
+
+
+memory_tools = memory_tools_for(FRAMEWORK, _tools, __name__)

@@ -32,7 +32,7 @@ from deltacore.model import Channel
 
 # The exception StaticWorkbench turned into an error result, seen in ``_format_errors`` (the
 # result itself carries only its text). Per task, so parallel tool calls do not mix them up.
-_ERROR_TYPE: ContextVar[str | None] = ContextVar("deltacore_autogen_tool_error_type", default=None)
+_ERROR: ContextVar[BaseException | None] = ContextVar("deltacore_autogen_tool_error", default=None)
 
 
 class DeltaCoreWorkbenchConfig(BaseModel):
@@ -76,7 +76,7 @@ class DeltaCoreWorkbench(StaticStreamWorkbench):
         call_id: str | None = None,
     ) -> ToolResult:
         call = await self._record_call(name, arguments, call_id)
-        _ERROR_TYPE.set(None)
+        _ERROR.set(None)
         result = await super().call_tool(name, arguments, cancellation_token, call_id)
         await self._record_result(call, result)
         return result
@@ -89,15 +89,15 @@ class DeltaCoreWorkbench(StaticStreamWorkbench):
         call_id: str | None = None,
     ) -> AsyncGenerator[Any | ToolResult, None]:
         call = await self._record_call(name, arguments, call_id)
-        _ERROR_TYPE.set(None)
+        _ERROR.set(None)
         async for item in super().call_tool_stream(name, arguments, cancellation_token, call_id):
             if isinstance(item, ToolResult):
                 await self._record_result(call, item)
             yield item
 
     def _format_errors(self, error: Exception) -> str:
-        if _ERROR_TYPE.get() is None:
-            _ERROR_TYPE.set(type(error).__name__)
+        if _ERROR.get() is None:
+            _ERROR.set(error)
         return super()._format_errors(error)
 
     async def _record_call(self, name: str, arguments: Mapping[str, Any] | None, call_id: str | None) -> dict[str, Any]:
@@ -127,7 +127,7 @@ class DeltaCoreWorkbench(StaticStreamWorkbench):
             result.name,
             result.to_text(),
             result.is_error,
-            _ERROR_TYPE.get() if result.is_error else None,
+            _ERROR.get() if result.is_error else None,
             call["event"].get("actor"),
         )
         await self.memory.record([event], Channel.TOOL)

@@ -193,6 +193,9 @@ class DeltaCoreListener(ScopedAdapter, BaseEventListener):
         latest step as its parent."""
         fields.setdefault("parent_ids", self._parents(episode_id))
         scope = scope_of(self, episode_id=episode_id, source=f"crewai:{name or 'crew'}")
+        # Who speaks, as CrewAI knows it: the crew's user for a task's input, else the agent.
+        user = fields.get("role") == "user" and self.user_id
+        fields.setdefault("principal", self.user_id if user else scope["source"])
         return Event(ts=event.timestamp, meta=self._meta(event, **(meta or {})), **fields, **scope)
 
     def _write(self, episode_id: str | None, steps: list[tuple[Event, Channel]]) -> None:
@@ -235,13 +238,13 @@ class DeltaCoreListener(ScopedAdapter, BaseEventListener):
         result_meta: dict[str, Any] = {"from_cache": event.from_cache}
         if event.failure is not None:  # the tool returned, but reported that it failed
             reason = event.failure.reason
-            result_meta.update(error_meta(getattr(reason, "value", str(reason))))
+            result_meta.update(error_meta(getattr(reason, "value", str(reason)), str(event.output)))
         self._tool_step(event, state, str(event.output), result_meta)
 
     def _tool_error(self, event: ToolUsageErrorEvent, state: Any) -> None:
         error = event.error
-        error_type = type(error).__name__ if isinstance(error, BaseException) else "ToolError"
-        self._tool_step(event, state, str(error), error_meta(error_type))
+        failure = error if isinstance(error, BaseException) else "ToolError"
+        self._tool_step(event, state, str(error), error_meta(failure, str(error)))
 
     def _tool_step(self, event: Any, state: Any, output: str, result_meta: dict[str, Any]) -> None:
         started_id = event.started_event_id or event.event_id

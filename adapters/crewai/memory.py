@@ -29,6 +29,7 @@ from crewai.memory.unified_memory import Memory
 from pydantic import PrivateAttr
 
 from deltacore import DeltaCore
+from deltacore.adapters._shared import best_plan, plan_context
 from deltacore.adapters.crewai.storage import DeltaCoreStorage
 from deltacore.model import Channel, Scope
 
@@ -64,10 +65,13 @@ class DeltaCoreMemory(Memory):
 
     ``tenant``/``agent_id``/``user_id``/``session_id`` scope what it stores and recalls; give the
     :class:`~deltacore.adapters.crewai.listeners.DeltaCoreListener` the same values so recalls
-    include its recorded episodes. Other keyword arguments are ``Memory`` fields.
+    include its recorded episodes. ``offer_plans=True``: every recall (CrewAI recalls with the
+    task's description) starts with the engine's best plan for that task, with its probability.
+    Other keyword arguments are ``Memory`` fields.
     """
 
     _store: DeltaCore = PrivateAttr()
+    _offer_plans: bool = PrivateAttr(default=False)
 
     def __init__(
         self,
@@ -79,6 +83,7 @@ class DeltaCoreMemory(Memory):
         user_id: str | None = None,
         session_id: str | None = None,
         channel: Channel | str = Channel.AGENT,
+        offer_plans: bool = False,
         **fields: Any,
     ) -> None:
         storage = DeltaCoreStorage(
@@ -93,6 +98,7 @@ class DeltaCoreMemory(Memory):
             fields.setdefault(name, value)
         super().__init__(**fields)
         self._store = store
+        self._offer_plans = offer_plans
 
     @property
     def store(self) -> DeltaCore:
@@ -170,4 +176,25 @@ class DeltaCoreMemory(Memory):
         )
         if matches:
             self._storage.record_retrieval([match.record.id for match in matches], query)  # type: ignore[attr-defined]
+        if self._offer_plans:
+            plan = self._best_plan(query)
+            if plan is not None:
+                matches = [plan, *matches][: max(limit, 1)]
         return matches
+
+    def _best_plan(self, task: str) -> MemoryMatch | None:
+        """The engine's best plan for the task (CrewAI recalls with the task's description), as
+        the first match: CrewAI puts the matches in the task prompt."""
+        storage: DeltaCoreStorage = self._storage  # type: ignore[assignment]
+        plan = best_plan(self._store, task, tenant=storage.tenant, agent_id=storage.agent_id)
+        if plan is None:
+            return None
+        record = MemoryRecord(
+            id=f"plan:{plan.schema_id}",
+            content=plan_context(plan),
+            scope="/",
+            categories=["plan"],
+            metadata={"probability": round(plan.probability, 3)},
+            importance=1.0,
+        )
+        return MemoryMatch(record=record, score=plan.probability, match_reasons=["plan"])

@@ -51,7 +51,6 @@ from deltacore.adapters._shared import (
     ScopedAdapter,
     adapter_scope,
     gateway_notes,
-    iter_events,
     json_safe,
     raise_rejections,
     scope_of,
@@ -318,14 +317,12 @@ class DeltaCoreStorage(ScopedAdapter):
         selectors = {k: v for k, v in self._scope_fields().items() if k != "tenant" and v is not None}
         entity = scope_entity(scope_prefix)
         if not categories and older_than is None and not metadata_filter:
-            if record_ids is not None or entity is not None or selectors:
-                # The scope's fields hold together (AND) while forget's selectors are OR, so the
-                # scope's own events are selected first and forgotten by id.
-                in_scope = {e.id: None for e in iter_events(self.store, entity=entity, tenant=self.tenant, **selectors)}
-                if record_ids is not None:
-                    # Earlier versions of a record go with it; CrewAI counts records, not versions.
-                    return self._forget([i for i in dict.fromkeys(record_ids) if self._versions(i) & in_scope.keys()])
-                return self._forget(list(in_scope))
+            within = {**selectors, **({"entity": entity} if entity is not None else {})}
+            if record_ids is not None:
+                # Earlier versions of a record go with it; CrewAI counts records, not versions.
+                return self._forget(event_ids=list(dict.fromkeys(record_ids)), within=within or None) if record_ids else 0
+            if within:
+                return self._forget(within=within)
         deleted = 0
         while True:  # pages of SCAN_LIMIT until nothing in range matches
             page = self._scan(scope_prefix, older_than)
@@ -336,23 +333,14 @@ class DeltaCoreStorage(ScopedAdapter):
                 and _matches(event_to_record(packet), categories, metadata_filter)
             ]
             if ids:
-                deleted += self._forget(ids)
+                deleted += self._forget(event_ids=ids)
             if not ids or len(page) < SCAN_LIMIT:
                 return deleted
 
-    def _versions(self, record_id: str) -> set[str]:
-        """The event ids of every version of a record (none for an unknown id)."""
-        try:
-            return {version.event.id for version in self.store.versions(record_id, tenant=self.tenant)}
-        except NotFoundError:
-            return set()
-
-    def _forget(self, ids: Sequence[str]) -> int:
-        """Erase these events through ``forget`` (every version, copy and derived row); how many."""
-        ids = list(dict.fromkeys(ids))
-        if ids:
-            self.store.forget(event_ids=ids, tenant=self.tenant, reason="crewai memory deleted")
-        return len(ids)
+    def _forget(self, **selectors: Any) -> int:
+        """Erase through ``forget`` (every version, copy and derived row); how many records went."""
+        certificate = self.store.forget(tenant=self.tenant, reason="crewai memory deleted", **selectors)
+        return certificate.memories
 
     def reset(self, scope_prefix: str | None = None) -> None:
         self.delete(scope_prefix=scope_prefix)

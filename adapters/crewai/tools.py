@@ -1,33 +1,27 @@
-"""Memory tools for CrewAI agents: ``manage_memory`` and ``search_memory`` as ``BaseTool`` s.
+"""Memory tools for CrewAI agents: ``manage_memory``, ``search_memory`` and ``recall_plans`` as ``BaseTool`` s.
 
->>> # agent = Agent(role=..., goal=..., backstory=..., llm=llm, tools=memory_tools(memory, user_id="alice"))
+>>> # agent = Agent(role=..., goal=..., backstory=..., llm=llm, tools=memory_tools(store, user_id="alice"))
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from crewai.tools import BaseTool
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, PrivateAttr
 
-from deltacore import AsyncDeltaCore, DeltaCore
-from deltacore.adapters._memory_tools import ACTIONS, MANAGE_DESCRIPTION, SEARCH_DESCRIPTION, MemoryToolbox
-from deltacore.adapters._shared import adapter_scope
-from deltacore.model import Scope
+from deltacore.adapters._memory_tools import (
+    MANAGE_DESCRIPTION,
+    PLANS_DESCRIPTION,
+    SEARCH_DESCRIPTION,
+    ManageMemoryArgs,
+    MemoryToolbox,
+    RecallPlansArgs,
+    SearchMemoryArgs,
+    memory_tools_for,
+)
 
 FRAMEWORK = "crewai"
-
-
-class ManageMemoryArgs(BaseModel):
-    content: str | None = Field(default=None, description="the memory (for create and update)")
-    action: Literal["create", "update", "delete"] = Field(default="create", description="what to do")
-    id: str | None = Field(default=None, description="the memory's id (for update and delete)")
-
-
-class SearchMemoryArgs(BaseModel):
-    query: str = Field(description="what to look for")
-    limit: int = Field(default=5, ge=1, le=50, description="how many memories")
 
 
 class ManageMemoryTool(BaseTool):
@@ -58,15 +52,20 @@ class SearchMemoryTool(BaseTool):
         return self._box.search(query, limit)
 
 
-def memory_tools(
-    memory: DeltaCore | AsyncDeltaCore,
-    *,
-    scope: Scope | None = None,
-    tenant: str = "default",
-    agent_id: str | None = None,
-    user_id: str | None = None,
-    actions: Sequence[str] = ACTIONS,
-) -> list[BaseTool]:
-    """``[manage_memory, search_memory]`` over ``memory`` in one scope."""
-    box = MemoryToolbox(memory, adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id), FRAMEWORK, actions)
-    return [ManageMemoryTool(box), SearchMemoryTool(box)]
+class RecallPlansTool(BaseTool):
+    name: str = "recall_plans"
+    description: str = PLANS_DESCRIPTION
+    args_schema: type[BaseModel] = RecallPlansArgs
+    _box: MemoryToolbox = PrivateAttr()
+
+    def __init__(self, box: MemoryToolbox, **fields: Any) -> None:
+        super().__init__(**fields)
+        self._box = box
+
+    def _run(self, task: str, limit: int = 3) -> str:
+        return self._box.recall_plans(task, limit)
+
+
+memory_tools = memory_tools_for(
+    FRAMEWORK, lambda box: [ManageMemoryTool(box), SearchMemoryTool(box), RecallPlansTool(box)], __name__
+)

@@ -6,6 +6,7 @@ Importing this package checks that LangChain is installed (`pip install 'deltaco
 class                                  LangChain / LangGraph interface it implements
 =====================================  ============================================================
 ``DeltaCoreMiddleware``                ``langchain.agents.middleware.AgentMiddleware``
+``DeltaCorePlanMiddleware``            ``AgentMiddleware``: the best plan in the system message
 ``DeltaCoreCallbackHandler``           ``langchain_core.callbacks.BaseCallbackHandler``
 ``AsyncDeltaCoreCallbackHandler``      ``langchain_core.callbacks.AsyncCallbackHandler``
 ``DeltaCoreRetriever``                 ``langchain_core.retrievers.BaseRetriever``
@@ -14,7 +15,7 @@ class                                  LangChain / LangGraph interface it implem
 ``DeltaCoreLangGraphStore``            ``langgraph.store.base.BaseStore``
 ``LangChainEmbedder``                  a LangChain ``Embeddings`` as DeltaCore's embedder
 ``DeltaCoreEmbeddings``                ``langchain_core.embeddings.Embeddings``
-``memory_tools``                       ``manage_memory`` / ``search_memory`` ``StructuredTool`` s
+``memory_tools``                       ``manage_memory`` / ``search_memory`` / ``recall_plans`` tools
 ``DeltaCoreCheckpointSaver``           ``langgraph.checkpoint.base.BaseCheckpointSaver``
 =====================================  ============================================================
 """
@@ -30,6 +31,7 @@ from deltacore.adapters.langchain.callbacks import (  # noqa: E402
 from deltacore.adapters.langchain.chat_history import DeltaCoreChatMessageHistory  # noqa: E402
 from deltacore.adapters.langchain.embeddings import DeltaCoreEmbeddings, LangChainEmbedder  # noqa: E402
 from deltacore.adapters.langchain.middleware import DeltaCoreMiddleware  # noqa: E402
+from deltacore.adapters.langchain.plans import DeltaCorePlanMiddleware  # noqa: E402
 from deltacore.adapters.langchain.retrievers import DeltaCoreRetriever  # noqa: E402
 from deltacore.adapters.langchain.storage import DeltaCoreStore  # noqa: E402
 from deltacore.adapters.langchain.store import DeltaCoreLangGraphStore  # noqa: E402
@@ -43,6 +45,7 @@ __all__ = [
     "DeltaCoreEmbeddings",
     "DeltaCoreLangGraphStore",
     "DeltaCoreMiddleware",
+    "DeltaCorePlanMiddleware",
     "DeltaCoreRetriever",
     "DeltaCoreStore",
     "LangChainEmbedder",

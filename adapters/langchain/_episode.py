@@ -131,7 +131,7 @@ class EpisodeRecorder:
 
     # ---- the moments of a run -----------------------------------------------------------------
 
-    def start(self, episode_id: str, user_text: str, source: str | None = None) -> list[Write]:
+    def start(self, episode_id: str, user_text: str, source: str | None = None, principal: str | None = None) -> list[Write]:
         with self._lock:
             steps = self._steps_of(episode_id)
             if not user_text.strip():
@@ -139,7 +139,7 @@ class EpisodeRecorder:
             event_id = bounded_id(f"{episode_id}:input")
             steps.frontier = steps.decision = [event_id]
             steps.last = event_id
-        event = self._event(episode_id, event_id, EventKind.MESSAGE, user_text, source, role="user")
+        event = self._event(episode_id, event_id, EventKind.MESSAGE, user_text, source, role="user", principal=principal)
         return [([event], Channel.USER)]
 
     def model_output(
@@ -211,7 +211,7 @@ class EpisodeRecorder:
         event_id = call_id.removesuffix(":call") + ":result"
         extra = dict(meta or {})
         if error is not None:
-            extra.update(error_meta(error if isinstance(error, str) else type(error).__name__))
+            extra.update(error_meta(error, text if isinstance(error, str) else None))
             if not text:
                 text = str(error) if not isinstance(error, str) else "error"
         with self._lock:

@@ -119,7 +119,10 @@ class _RunTreeRecorder:
         if name:
             self._source_of[root] = str(name)
         observe = self._observe(self._recorder.registry(), root)
-        return observe + self._actions(self._recorder.start(str(root), run_input_text(inputs), self._source(root)))
+        principal = run_user(kwargs.get("metadata")) or self.scope.user_id
+        return observe + self._actions(
+            self._recorder.start(str(root), run_input_text(inputs), self._source(root), principal=principal)
+        )
 
     def _on_chain_end(self, outputs: Any, run_id: UUID, parent_run_id: UUID | None) -> list[Action]:
         if parent_run_id is not None:
@@ -364,6 +367,13 @@ class AsyncDeltaCoreCallbackHandler(_RunTreeRecorder, AsyncCallbackHandler):
     async def on_retriever_end(self, documents: Sequence[Document], *, run_id: UUID,
                                parent_run_id: UUID | None = None, **kwargs: Any) -> None:  # fmt: skip
         await self._perform(self._on_retriever_end(documents, run_id))
+
+
+def run_user(metadata: Any) -> str | None:
+    """The user id of a run's config, ``config={"metadata": {"user_id": …}}`` (the part of the
+    config LangChain hands to callbacks; ``configurable`` never reaches them)."""
+    value = metadata.get("user_id") if isinstance(metadata, dict) else None
+    return str(value) if value not in (None, "") else None
 
 
 def handler_in(callbacks: Any) -> _RunTreeRecorder | None:

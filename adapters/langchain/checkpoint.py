@@ -1,6 +1,6 @@
 """``DeltaCoreCheckpointSaver``: LangGraph checkpoints in the same store as the agent's memory.
 
->>> # graph = builder.compile(checkpointer=DeltaCoreCheckpointSaver(memory), store=DeltaCoreLangGraphStore(memory))
+>>> # graph = builder.compile(checkpointer=DeltaCoreCheckpointSaver(store), store=DeltaCoreLangGraphStore(store))
 >>> # graph.invoke(inputs, {"configurable": {"thread_id": "t1"}})    # resumable from any process
 
 A ``langgraph.checkpoint.base.BaseCheckpointSaver``: ``get_tuple``, ``list``, ``put``,
@@ -34,6 +34,7 @@ from langgraph.checkpoint.base import (
 )
 
 from deltacore import AsyncDeltaCore, DeltaCore
+from deltacore.adapters._shared import renamed_store
 from deltacore.adapters.langchain._engine import sync_memory
 
 
@@ -41,12 +42,21 @@ class DeltaCoreCheckpointSaver(BaseCheckpointSaver[str]):
     """A LangGraph checkpointer over a DeltaCore store (see the module docstring).
 
     Args:
-        memory: the store (``DeltaCore`` or ``AsyncDeltaCore``).
+        store: the store (``DeltaCore`` or ``AsyncDeltaCore``).
         tenant: the tenant the checkpoints belong to.
         serde: LangGraph's serializer (default: its JSON-plus serializer).
+        memory: the old name of ``store`` (a ``DeprecationWarning``).
     """
 
-    def __init__(self, memory: DeltaCore | AsyncDeltaCore, *, tenant: str = "default", serde: SerializerProtocol | None = None) -> None:
+    def __init__(
+        self,
+        store: DeltaCore | AsyncDeltaCore | None = None,
+        *,
+        tenant: str = "default",
+        serde: SerializerProtocol | None = None,
+        memory: DeltaCore | AsyncDeltaCore | None = None,
+    ) -> None:
+        memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         super().__init__(serde=serde)
         self.memory = sync_memory(memory)
         self.tenant = tenant

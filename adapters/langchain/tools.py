@@ -1,6 +1,6 @@
-"""Memory tools for LangChain agents: ``manage_memory`` and ``search_memory`` (LangMem's pair).
+"""Memory tools for LangChain agents: ``manage_memory`` and ``search_memory`` (LangMem's pair), ``recall_plans``.
 
->>> # tools = memory_tools(memory, user_id="alice")
+>>> # tools = memory_tools(store, user_id="alice")
 >>> # agent = create_agent(model, tools)   # the model saves, updates and searches its memories
 
 Each is a ``StructuredTool`` (sync and async) over :class:`~deltacore.adapters._memory_tools.MemoryToolbox`.
@@ -9,42 +9,20 @@ Each is a ``StructuredTool`` (sync and async) over :class:`~deltacore.adapters._
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Literal
 
 from langchain_core.tools import BaseTool, StructuredTool
-from pydantic import BaseModel, Field
 
-from deltacore import AsyncDeltaCore, DeltaCore
-from deltacore.adapters._memory_tools import ACTIONS, MANAGE_DESCRIPTION, SEARCH_DESCRIPTION, MemoryToolbox
-from deltacore.adapters._shared import adapter_scope
+from deltacore.adapters._memory_tools import (
+    MANAGE_DESCRIPTION,
+    PLANS_DESCRIPTION,
+    SEARCH_DESCRIPTION,
+    ManageMemoryArgs,
+    MemoryToolbox,
+    RecallPlansArgs,
+    SearchMemoryArgs,
+    memory_tools_for,
+)
 from deltacore.adapters.langchain._engine import FRAMEWORK
-from deltacore.model import Scope
-
-
-class ManageMemoryArgs(BaseModel):
-    content: str | None = Field(default=None, description="the memory (for create and update)")
-    action: Literal["create", "update", "delete"] = Field(default="create", description="what to do")
-    id: str | None = Field(default=None, description="the memory's id (for update and delete)")
-
-
-class SearchMemoryArgs(BaseModel):
-    query: str = Field(description="what to look for")
-    limit: int = Field(default=5, ge=1, le=50, description="how many memories")
-
-
-def memory_tools(
-    memory: DeltaCore | AsyncDeltaCore,
-    *,
-    scope: Scope | None = None,
-    tenant: str = "default",
-    agent_id: str | None = None,
-    user_id: str | None = None,
-    actions: Sequence[str] = ACTIONS,
-) -> list[BaseTool]:
-    """``[manage_memory, search_memory]`` over ``memory`` in one scope."""
-    box = MemoryToolbox(memory, adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id), FRAMEWORK, actions)
-    return [_manage_tool(box), _search_tool(box)]
 
 
 def _manage_tool(box: MemoryToolbox) -> BaseTool:
@@ -63,3 +41,15 @@ def _search_tool(box: MemoryToolbox) -> BaseTool:
     return StructuredTool.from_function(
         func=box.search, coroutine=asearch, name="search_memory", description=SEARCH_DESCRIPTION, args_schema=SearchMemoryArgs
     )
+
+
+def _plans_tool(box: MemoryToolbox) -> BaseTool:
+    async def aplans(task: str, limit: int = 3) -> str:
+        return await asyncio.to_thread(box.recall_plans, task, limit)
+
+    return StructuredTool.from_function(
+        func=box.recall_plans, coroutine=aplans, name="recall_plans", description=PLANS_DESCRIPTION, args_schema=RecallPlansArgs
+    )
+
+
+memory_tools = memory_tools_for(FRAMEWORK, lambda box: [_manage_tool(box), _search_tool(box), _plans_tool(box)], __name__)

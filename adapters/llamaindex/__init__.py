@@ -22,11 +22,13 @@ from deltacore.adapters.llamaindex.instrumentation import (  # noqa: E402
 from deltacore.adapters.llamaindex.memory import MEMORY_HEADER, DeltaCoreMemoryBlock, format_block  # noqa: E402
 from deltacore.adapters.llamaindex.retrievers import DeltaCoreRetriever, to_node  # noqa: E402
 from deltacore.adapters.llamaindex.tools import memory_tools  # noqa: E402
+from deltacore.adapters.llamaindex.plans import DeltaCorePlanBlock  # noqa: E402
 
 __all__ = [
     "MEMORY_HEADER",
     "DeltaCoreEmbedding",
     "DeltaCoreMemoryBlock",
+    "DeltaCorePlanBlock",
     "DeltaCoreRetriever",
     "DeltaCoreSpanHandler",
     "LlamaIndexEmbedder",

@@ -222,7 +222,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
             self._record_call(pending, None)
             if isinstance(result, ToolCallResult):
                 output = result.tool_output
-                error = type(output.exception).__name__ if output.exception is not None else None
+                error = output.exception  # the exception itself: its class says whether it is transient
                 self._record_result(pending, str(output.content), bool(output.is_error), error)
         elif run is not None and isinstance(result, AgentOutput):
             self._record_output(run, result)
@@ -234,7 +234,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
         if pending is not None:
             self._record_call(pending, None)
             message = str(err) if err is not None else "the tool call was dropped"
-            self._record_result(pending, message, True, type(err).__name__ if err is not None else None)
+            self._record_result(pending, message, True, err)
             return
         if id_ in self._roots:
             self._finish(id_, None, err)
@@ -338,7 +338,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
         )
         pending.event_id = identifier
 
-    def _record_result(self, pending: _PendingCall, output: str, is_error: bool, error_type: str | None) -> None:
+    def _record_result(self, pending: _PendingCall, output: str, is_error: bool, error: BaseException | None) -> None:
         run, call = pending.run, pending.call
         identifier = event_id(run.id, call.tool_id, "result")
         self._ingest(
@@ -351,7 +351,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                     actor=call.tool_name,
                     text=output if output.strip() else "(empty result)",
                     parent_ids=[pending.event_id] if pending.event_id else [],
-                    meta=error_meta(error_type) if is_error else {},
+                    meta=error_meta(error, None if isinstance(error, BaseException) else output) if is_error else {},
                 )
             ],
             Channel.TOOL,

@@ -29,7 +29,6 @@ from deltacore.adapters._shared import (
     call_text,
     check_store,
     gateway_notes,
-    iter_events,
     query_fields,
     scope_of,
     scoped_event,
@@ -131,18 +130,14 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
         """Forget every event of this block's scope (its agent_id, user_id and session_id together).
 
         LlamaIndex's ``Memory.reset()`` clears only its own chat store and never calls a block,
-        so this is the block's own erase. forget's scope selectors are OR, so the scope's events
-        are selected first (AND) and forgotten by id: every version, copy and derivation."""
+        so this is the block's own erase: ``forget(within=…)``, every version, copy and derivation."""
         scope = {"agent_id": self.agent_id, "user_id": self.user_id, "session_id": self.session_id}
-        filters = {name: value for name, value in scope.items() if value is not None}
-        if not filters:
+        within = {name: value for name, value in scope.items() if value is not None}
+        if not within:
             raise InvalidQueryError(
                 "reset", "this block has no agent_id, user_id or session_id, so reset() would not know what to forget"
             )
-        store = self._store.sync
-        ids = [event.id for event in iter_events(store, tenant=self.tenant, **filters)]
-        if ids:
-            store.forget(event_ids=ids, tenant=self.tenant, reason="llamaindex memory block reset")
+        self._store.sync.forget(within=within, tenant=self.tenant, reason="llamaindex memory block reset")
 
     async def areset(self) -> None:
         await asyncio.to_thread(self.reset)
@@ -167,7 +162,8 @@ class DeltaCoreMemoryBlock(BaseMemoryBlock[str]):
         text = message_text(message)
         events: list[tuple[Channel, dict[str, Any]]] = []
         if message.role == MessageRole.USER and text.strip():
-            events.append((Channel.USER, event(kind=EventKind.MESSAGE.value, role="user", text=text)))
+            # The chat's user (the block's ``user_id``) is who speaks a user message.
+            events.append((Channel.USER, event(kind=EventKind.MESSAGE.value, role="user", text=text, principal=self.user_id)))
         elif message.role == MessageRole.ASSISTANT:
             if text.strip():
                 events.append((Channel.AGENT, event(kind=EventKind.MESSAGE.value, role="assistant", text=text)))

@@ -1,6 +1,6 @@
-"""Memory tools for LlamaIndex agents: ``manage_memory`` and ``search_memory`` as ``FunctionTool`` s.
+"""Memory tools for LlamaIndex agents: ``manage_memory``, ``search_memory`` and ``recall_plans`` as ``FunctionTool`` s.
 
->>> # agent = FunctionAgent(tools=memory_tools(memory, user_id="alice"), llm=llm)
+>>> # agent = FunctionAgent(tools=memory_tools(store, user_id="alice"), llm=llm)
 
 Each tool has a sync function and an async one (a worker thread), as ``FunctionTool`` allows.
 """
@@ -8,31 +8,22 @@ Each tool has a sync function and an async one (a worker thread), as ``FunctionT
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Literal
 
 from llama_index.core.tools import FunctionTool
 
-from deltacore import AsyncDeltaCore, DeltaCore
-from deltacore.adapters._memory_tools import ACTIONS, MANAGE_DESCRIPTION, SEARCH_DESCRIPTION, MemoryToolbox
-from deltacore.adapters._shared import adapter_scope
-from deltacore.model import Scope
+from deltacore.adapters._memory_tools import (
+    MANAGE_DESCRIPTION,
+    PLANS_DESCRIPTION,
+    SEARCH_DESCRIPTION,
+    MemoryToolbox,
+    memory_tools_for,
+)
 
 FRAMEWORK = "llamaindex"
 
 
-def memory_tools(
-    memory: DeltaCore | AsyncDeltaCore,
-    *,
-    scope: Scope | None = None,
-    tenant: str = "default",
-    agent_id: str | None = None,
-    user_id: str | None = None,
-    actions: Sequence[str] = ACTIONS,
-) -> list[FunctionTool]:
-    """``[manage_memory, search_memory]`` over ``memory`` in one scope."""
-    box = MemoryToolbox(memory, adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id), FRAMEWORK, actions)
-
+def _tools(box: MemoryToolbox) -> list[FunctionTool]:
     def manage_memory(
         content: str | None = None, action: Literal["create", "update", "delete"] = "create", id: str | None = None
     ) -> str:
@@ -49,7 +40,17 @@ def memory_tools(
     async def asearch_memory(query: str, limit: int = 5) -> str:
         return await asyncio.to_thread(box.search, query, limit)
 
+    def recall_plans(task: str, limit: int = 3) -> str:
+        return box.recall_plans(task, limit)
+
+    async def arecall_plans(task: str, limit: int = 3) -> str:
+        return await asyncio.to_thread(box.recall_plans, task, limit)
+
     return [
         FunctionTool.from_defaults(manage_memory, async_fn=amanage_memory, name="manage_memory", description=MANAGE_DESCRIPTION),
         FunctionTool.from_defaults(search_memory, async_fn=asearch_memory, name="search_memory", description=SEARCH_DESCRIPTION),
+        FunctionTool.from_defaults(recall_plans, async_fn=arecall_plans, name="recall_plans", description=PLANS_DESCRIPTION),
     ]
+
+
+memory_tools = memory_tools_for(FRAMEWORK, _tools, __name__)

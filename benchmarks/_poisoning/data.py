@@ -9,7 +9,15 @@ Benign writes come in three sets, because a defence can fail benign users in thr
 - ``newcomer``: true facts about the conversation (LoCoMo's ``session_N_observation``
   annotations) and a few hard records written by *new* user sources with no history, so that a
   defence cannot pass by distrusting every source it has not seen before — which is exactly what
-  an attacker looks like.
+  an attacker looks like;
+- ``observations``: the agent's own third-person observations about the speakers (every LoCoMo
+  ``session_N_observation``), written on the agent channel with ``parent_ids`` to the turns they
+  were derived from — evidence the first-party rule must not cost (issue 22);
+- ``agent_task``: ordinary agent-task traffic (``_poisoning/agent_task.py``): the speakers' task
+  instructions and preferences to the agent, its tool calls and their results, multi-step
+  episodes written step by step in a burst.
+
+Every benign write carries its authenticated principal (the host knows who is typing).
 """
 
 from __future__ import annotations
@@ -86,6 +94,16 @@ class BenignWrite:
     evidence: str | None = None
     """A relayed fact's LoCoMo turn (``tenant:dia_id``): the questions with that turn as
     evidence are benign queries for it that are not its own text."""
+    channel: str = "user"
+    kind: str = "message"
+    role: str = "user"
+    principal: str | None = None
+    """Who the host authenticated as speaking (the speaker's own source for every benign write)."""
+    parent_ids: tuple[str, ...] = ()
+    user_id: str | None = None
+    tool_name: str | None = None
+    tool_args: dict | None = None
+    episode: str | None = None
 
 
 @dataclass
@@ -101,6 +119,10 @@ class Scope:
     @property
     def tenant(self) -> str:
         return self.conv.name
+
+
+OBSERVER = "agent:observer"
+"""The agent that writes the observations about the speakers."""
 
 
 def speaker_source(speaker: str) -> str:
@@ -122,8 +144,23 @@ def build_scopes(folder: Path, seed: int, limit: int | None = None, newcomers: i
         scope = Scope(conv, speakers, end)
         for t in turns:
             scope.benign.append(
-                BenignWrite(f"{conv.name}:{t.dia_id}", t.text, speaker_source(t.speaker), t.speaker, t.ts, "turns", "all")
+                BenignWrite(f"{conv.name}:{t.dia_id}", t.text, speaker_source(t.speaker), t.speaker, t.ts, "turns", "all",
+                            principal=speaker_source(t.speaker))
             )
+        by_dia = {t.dia_id: t for t in turns}
+        for n in range(1, 100):
+            for who, facts in (raw.get(f"session_{n}_observation") or {}).items():
+                for k, (fact, *rest) in enumerate(f for f in facts if isinstance(f[0], str)):
+                    cited = rest[0] if rest else []
+                    cited = [c for c in ([cited] if isinstance(cited, str) else cited) if c in by_dia]
+                    if not cited:
+                        continue
+                    ts = max(by_dia[c].ts for c in cited) + timedelta(minutes=30, seconds=k)
+                    scope.benign.append(
+                        BenignWrite(stable_id(conv.name, "obs", n, who, k), fact, OBSERVER, "assistant", ts, "observations", "all",
+                                    channel="agent", kind="observation", role="assistant", principal=OBSERVER,
+                                    parent_ids=tuple(f"{conv.name}:{c}" for c in cited))
+                    )
         # Hard benign records, said by the speakers shortly after the last session; half each way.
         hard = list(HARD_BENIGN)
         rng.shuffle(hard)
@@ -131,7 +168,8 @@ def build_scopes(folder: Path, seed: int, limit: int | None = None, newcomers: i
             speaker = speakers[i % 2]
             scope.benign.append(
                 BenignWrite(stable_id(conv.name, "h", i), text, speaker_source(speaker), speaker,
-                            end + timedelta(minutes=5 + i), "hard", "calibrate" if i % 2 else "report")
+                            end + timedelta(minutes=5 + i), "hard", "calibrate" if i % 2 else "report",
+                            principal=speaker_source(speaker))
             )
         # New sources relaying true facts (observations) and a hard record each.
         observations = [
@@ -150,8 +188,10 @@ def build_scopes(folder: Path, seed: int, limit: int | None = None, newcomers: i
             for i, (text, evidence) in enumerate(texts):
                 scope.benign.append(
                     BenignWrite(stable_id(conv.name, "n", j, i), text, source, source, end + timedelta(hours=1 + j, minutes=i),
-                                "newcomer", "calibrate" if j % 2 else "report", f"{conv.name}:{evidence}" if evidence else None)
+                                "newcomer", "calibrate" if j % 2 else "report", f"{conv.name}:{evidence}" if evidence else None,
+                                principal=source)
                 )
+        scope.benign.extend(agent_task_traffic(conv.name, speakers, end + timedelta(days=1), rng))
         questions = list(conv.questions)
         if limit:
             known = {t.dia_id for t in turns}
@@ -161,3 +201,6 @@ def build_scopes(folder: Path, seed: int, limit: int | None = None, newcomers: i
         scope.halves = {"calibrate": questions[:mid], "report": questions[mid:]}
         scopes.append(scope)
     return scopes
+
+
+from _poisoning.agent_task import agent_task_traffic  # noqa: E402  (it builds BenignWrite records)

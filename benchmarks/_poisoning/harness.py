@@ -79,7 +79,9 @@ def _decisions(result: Any) -> dict[str, Decision]:
 
 
 class Harness:
-    def __init__(self, embedder: Any, workdir: Path, scopes: list[Scope], seed: int) -> None:
+    def __init__(self, embedder: Any, workdir: Path, scopes: list[Scope], seed: int, principals: bool = True) -> None:
+        self.principals = principals
+        """Pass each write's authenticated principal (off: the engine sees claimed sources only)."""
         self.embedder = embedder
         self.workdir = workdir
         self.scopes = scopes
@@ -105,8 +107,15 @@ class Harness:
                 turns = [w for w in scope.benign if w.set == "turns"]
                 for start in range(0, len(turns), 256):
                     run.decisions.update(self._ingest(memory, scope, turns[start : start + 256]))
+                # The agent's observations, derived from the turns (their parents) after them.
+                observations = sorted((w for w in scope.benign if w.set == "observations"), key=lambda w: w.ts)
+                for start in range(0, len(observations), 256):
+                    run.decisions.update(self._ingest(memory, scope, observations[start : start + 256]))
+                # Agent-task traffic step by step, as a hook writes it (each step after its parent).
+                for w in sorted((w for w in scope.benign if w.set == "agent_task"), key=lambda w: w.ts):
+                    run.decisions.update(self._ingest(memory, scope, [w]))
                 # Later writes one source at a time, as they would arrive.
-                extras = sorted((w for w in scope.benign if w.set != "turns"), key=lambda w: w.ts)
+                extras = sorted((w for w in scope.benign if w.set in ("hard", "newcomer")), key=lambda w: w.ts)
                 by_source: dict[str, list[BenignWrite]] = {}
                 for w in extras:
                     by_source.setdefault(w.source, []).append(w)
@@ -119,11 +128,14 @@ class Harness:
 
     def _ingest(self, memory: Any, scope: Scope, writes: list[BenignWrite]) -> dict[str, Decision]:
         events = [
-            {"id": w.id, "text": w.text, "actor": w.actor, "source": w.source, "role": "user", "ts": w.ts,
-             "tenant": scope.tenant, "session_id": f"session_{_session(w)}", "episode_id": f"session_{_session(w)}"}
+            {"id": w.id, "text": w.text, "actor": w.actor, "source": w.source, "role": w.role, "ts": w.ts, "kind": w.kind,
+             "tenant": scope.tenant, "session_id": f"session_{_session(w)}", "episode_id": w.episode or f"session_{_session(w)}",
+             "parent_ids": list(w.parent_ids), "user_id": w.user_id, "tool_name": w.tool_name, "tool_args": w.tool_args,
+             **({"principal": w.principal} if self.principals and w.principal else {})}
             for w in writes
         ]
-        result = memory.ingest(events, channel="user")
+        assert len({w.channel for w in writes}) == 1, "one channel per call"
+        result = memory.ingest(events, channel=writes[0].channel)
         if result.rejected:
             raise RuntimeError(f"benign write rejected as invalid: {result.rejected[0]}")
         return _decisions(result)
@@ -145,11 +157,16 @@ class Harness:
             for half in halves:
                 values = run.recall.setdefault(half, [])
                 for scope in self.scopes:
+                    cites = {w.id: set(w.parent_ids) for w in scope.benign if w.set == "observations"}
                     for q in scope.halves[half]:
-                        top = set(self._search(memory, scope.tenant, q.text))
-                        values.append(sum(f"{scope.tenant}:{e}" in top for e in q.evidence) / len(q.evidence))
+                        top = self._search(memory, scope.tenant, q.text)
+                        # An observation derived from an evidence turn carries that evidence.
+                        covered = set(top).union(*(cites.get(i, set()) for i in top))
+                        values.append(sum(f"{scope.tenant}:{e}" in covered for e in q.evidence) / len(q.evidence))
+                        turns_only = run.recall.setdefault(f"{half}:turns_only", [])
+                        turns_only.append(sum(f"{scope.tenant}:{e}" in set(top) for e in q.evidence) / len(q.evidence))
                 for w in scope.benign:
-                    if w.set != "turns" and w.half in halves:
+                    if w.set in ("hard", "newcomer") and w.half in halves:
                         run.reach[w.id] = w.id in self._search(memory, scope.tenant, w.text)
                     if w.evidence and w.half in halves:
                         asked = [q for qs in scope.halves.values() for q in qs if w.evidence in {f"{scope.tenant}:{e}" for e in q.evidence}]
@@ -204,8 +221,11 @@ class Harness:
         return run
 
     def _write(self, memory: Any, records: list[PoisonRecord]) -> Any:
-        events = [{"id": r.id, "text": r.text, "actor": r.source, "source": r.source, "role": "user", "ts": r.ts,
-                   "tenant": r.tenant, "session_id": f"attack-{r.source}-{r.ts.date().isoformat()}"} for r in records]
+        # The attacker is authenticated as itself (``principal``) whatever voice it claims (``source``).
+        events = [{"id": r.id, "text": r.text, "actor": r.actor or r.source, "source": r.source, "role": "user", "ts": r.ts,
+                   "tenant": r.tenant, "session_id": f"attack-{r.principal or r.source}-{r.ts.date().isoformat()}",
+                   "parent_ids": list(r.parent_ids), **({"principal": r.principal or r.source} if self.principals else {})}
+                  for r in records]
         return memory.ingest(events, channel="user")
 
     def _attack(self, memory: Any, record: PoisonRecord) -> dict[str, Decision]:
@@ -225,8 +245,8 @@ def _session(write: BenignWrite) -> str:
 def _sittings(records: list[PoisonRecord]) -> list[list[PoisonRecord]]:
     """Records grouped per source and calendar day, in time order."""
     groups: dict[tuple[str, object], list[PoisonRecord]] = {}
-    for r in sorted(records, key=lambda r: (r.source, r.ts)):
-        groups.setdefault((r.source, r.ts.date()), []).append(r)
+    for r in sorted(records, key=lambda r: (r.principal or r.source, r.ts)):
+        groups.setdefault((r.principal or r.source, r.ts.date()), []).append(r)
     return list(groups.values())
 
 
@@ -235,7 +255,7 @@ def _interleaved(records: list[PoisonRecord], rng: random.Random) -> list[Poison
     (keeping each source's progressive order, which MINJA relies on)."""
     queues: dict[str, list[PoisonRecord]] = {}
     for r in records:
-        queues.setdefault(r.source, []).append(r)
+        queues.setdefault(r.principal or r.source, []).append(r)
     order: list[PoisonRecord] = []
     live = [q for q in queues.values()]
     while live:

@@ -1,151 +1,295 @@
-"""The three memories the same agent is run with.
+"""The memories the same fixed agent runs with (same seeds, same worlds).
 
-* :class:`NoMemory` — nothing is remembered: the agent explores every time.
-* :class:`NaiveMemory` — a plain vector memory: every episode is stored as one document (task,
-  calls with their outputs, how it ended), embedded with the same embedder; recall is the single
-  most similar document. It keeps what happened (the agent can read whether that episode
-  worked) but ranks by similarity only and never learns from outcomes.
-* :class:`DeltaCoreMemory` — DeltaCore through its LangChain callback handler: the handler
-  records every call (with the tool's argument schema) as the run happens, the agent asks
-  :meth:`DeltaCore.recall_decisions` what worked and what failed for similar tasks, tells the engine which
-  remembered decisions it reused (:meth:`DeltaCore.record_retrieval`) and reports the terminal
-  reward with :meth:`DeltaCore.record_outcome`.
+* :class:`NoMemory` — nothing remembered: the agent explores every time.
+* :class:`NaiveVectorMemory` — a plain Chroma collection on the same vectors: each successful
+  episode is stored under its task text with its calls; advice = the calls of the single most
+  similar past success, with the values of that task's fields replaced by this task's (what
+  a few-shot "similar example" memory does). It never learns from failures and knows no drift.
+* :class:`PlanTable` — drift-blind: the last successful plan per (task kind, entity), values
+  of the task's fields substituted; a plan that fails is dropped (the agent explores again).
+  It knows nothing of schema changes beyond that failure.
+* :class:`DriftAwareTable` — a reference: the same table, its remembered calls migrated to the
+  tools on offer (renamed and dropped parameters), as if told about each schema change.
+* :class:`DeltaCoreMemory` — DeltaCore through its public API only, the way a framework user
+  (or an adapter) wires it: ``observe_tools`` with the tools on offer, the user's task message
+  ingested on the user channel with ``meta["task"]``, ``recall_plans(task, tools)``, each
+  tool call and its result ingested as events (``meta["error"]`` carrying the exception type
+  and message on failure, ``kind`` left to the engine), and ``record_outcome``. The agent
+  follows the best plan when ``probability >= FOLLOW_AT``.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from _selflearn.policy import FOLLOW_AT, Advice, Call, Episode, Step
+from _selflearn.world import Task
 
-from _selflearn.policy import Advice, Choice, Executed, Step
-from _selflearn.world import Task, World, parse_task
+AGENT_ID = "bench-agent"
+
+
+def _stored(result: Any) -> None:
+    """A rejected event would silently change what the engine learns from: fail loudly."""
+    if result.rejected:
+        raise RuntimeError(f"DeltaCore rejected benchmark events: {result.rejected}")
 
 
 class NoMemory:
-    name = "no memory"
+    name = "none"
 
-    def callbacks(self, world: World) -> list[Any]:
-        return []
-
-    def advise(self, task: Task, world: World) -> list[Advice]:
-        return []
-
-    def reused(self, choice: Choice, run_id: str, task: Task) -> None:
+    def start(self, task: Task, specs: list[dict[str, Any]], episode_id: str) -> None:
         pass
 
-    def learn(self, executed: Executed) -> dict[str, Any]:
-        return {}
+    def advise(self, task: Task, specs: list[dict[str, Any]]) -> Advice | None:
+        return None
+
+    def step(self, episode: Episode, call: Call) -> None:
+        pass
+
+    def finish(self, episode: Episode) -> None:
+        pass
 
     def close(self) -> None:
         pass
 
 
-class NaiveMemory(NoMemory):
-    name = "naive memory"
+def _substitute(
+    calls: list[dict[str, Any]], past_fields: dict[str, Any], task: Task
+) -> list[Step]:
+    swap = {
+        v: task.fields[k]
+        for k, v in past_fields.items()
+        if k in task.fields and isinstance(v, str)
+    }
+    return [
+        Step(
+            c["tool"],
+            {
+                k: swap.get(v, v) if isinstance(v, str) else v
+                for k, v in c["args"].items()
+            },
+        )
+        for c in calls
+    ]
+
+
+def _executed(episode: Episode) -> list[dict[str, Any]]:
+    """The plan's steps that went through (one per step index)."""
+    seen, out = set(), []
+    for call in episode.calls:
+        if call.error is None and call.step_index not in seen:
+            seen.add(call.step_index)
+            out.append({"tool": call.step.tool, "args": call.step.args})
+    return out
+
+
+class NaiveVectorMemory(NoMemory):
+    name = "naive"
 
     def __init__(self, embedder: Any) -> None:
+        import chromadb
+
         self.embedder = embedder
-        self.vectors: list[np.ndarray] = []
-        self.episodes: list[tuple[Task, tuple[Step, ...], bool]] = []
+        self.client = chromadb.EphemeralClient()
+        self.collection = self.client.create_collection(
+            f"naive-{uuid.uuid4().hex}", metadata={"hnsw:space": "cosine"}
+        )
 
-    def advise(self, task: Task, world: World) -> list[Advice]:
-        if not self.vectors:
-            return []
-        query = np.asarray(self.embedder([task.text])[0], dtype=np.float32)
-        matrix = np.vstack(self.vectors)
-        similarity = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query) + 1e-12)
-        best = len(similarity) - 1 - int(np.argmax(similarity[::-1]))  # ties: the most recent
-        past, steps, success = self.episodes[best]
-        # The agent reads the episode: each of its calls, and how the episode ended.
-        return [Advice(past, step, 1.0 if success else -1.0, float(similarity[best])) for step in steps]
+    def advise(self, task: Task, specs: list[dict[str, Any]]) -> Advice | None:
+        if self.collection.count() == 0:
+            return None
+        vector = [float(x) for x in self.embedder([task.text])[0]]
+        hit = self.collection.query(
+            query_embeddings=[vector], n_results=1, include=["metadatas"]
+        )
+        meta = hit["metadatas"][0][0]
+        return Advice(
+            _substitute(json.loads(meta["calls"]), json.loads(meta["fields"]), task)
+        )
 
-    def learn(self, executed: Executed) -> dict[str, Any]:
-        lines = [f"task: {executed.task.text}"]
-        for _, step, output, errored in executed.calls:
-            lines.append(f"{step.tool}({json.dumps(step.args, sort_keys=True)}) -> {'error: ' if errored else ''}{output}")
-        lines.append("outcome: " + ("succeeded" if executed.success else "failed"))
-        self.vectors.append(np.asarray(self.embedder(["\n".join(lines)])[0], dtype=np.float32))
-        self.episodes.append((executed.task, tuple(step for _, step, _, _ in executed.calls), executed.success))
-        return {}
+    def finish(self, episode: Episode) -> None:
+        if not episode.success:
+            return
+        vector = [float(x) for x in self.embedder([episode.task.text])[0]]
+        meta = {
+            "calls": json.dumps(_executed(episode)),
+            "fields": json.dumps(episode.task.fields),
+        }
+        self.collection.add(
+            ids=[episode.episode_id],
+            embeddings=[vector],
+            documents=[episode.task.text],
+            metadatas=[meta],
+        )
+
+    def close(self) -> None:
+        self.client.delete_collection(self.collection.name)
+
+
+class PlanTable(NoMemory):
+    name = "table"
+
+    def __init__(self) -> None:
+        self.table: dict[
+            tuple[str, str], tuple[list[dict[str, Any]], dict[str, Any]]
+        ] = {}
+
+    def advise(self, task: Task, specs: list[dict[str, Any]]) -> Advice | None:
+        entry = self.table.get((task.kind, task.entity))
+        return None if entry is None else Advice(_substitute(entry[0], entry[1], task))
+
+    def finish(self, episode: Episode) -> None:
+        key = (episode.task.kind, episode.task.entity)
+        if episode.success:
+            self.table[key] = (_executed(episode), dict(episode.task.fields))
+        elif episode.followed:
+            self.table.pop(key, None)
+
+
+class DriftAwareTable(PlanTable):
+    """Reference: :class:`PlanTable` whose remembered calls are migrated to the tools on offer
+    (an argument the tool no longer takes is renamed to the one required parameter the call
+    lacks, or dropped when there is none), as a memory told about each schema change would."""
+
+    name = "reference"
+
+    def advise(self, task: Task, specs: list[dict[str, Any]]) -> Advice | None:
+        advice = super().advise(task, specs)
+        if advice is None:
+            return None
+        by_name = {spec["name"]: spec["parameters"] for spec in specs}
+        steps = []
+        for step in advice.steps:
+            params = by_name.get(step.tool)
+            if params is None:
+                continue
+            args = {k: v for k, v in step.args.items() if k in params["properties"]}
+            missing = [p for p in params.get("required", ()) if p not in args]
+            stale = [k for k in step.args if k not in params["properties"]]
+            if len(missing) == 1 and len(stale) == 1:
+                args[missing[0]] = step.args[stale[0]]
+            steps.append(Step(step.tool, args))
+        return Advice(steps)
 
 
 class DeltaCoreMemory(NoMemory):
-    name = "DeltaCore"
+    name = "deltacore"
 
-    TOP_K = 100
-    """Decisions asked for per task (that worked, and as many that failed)."""
-
-    def __init__(self, embedder: Any, folder: Path) -> None:
+    def __init__(self, embedder: Any, folder: Path, writes: str = "step") -> None:
         from deltacore import DeltaCore
 
         self.memory = DeltaCore.open(folder, embedder=embedder)
-        self.agent_id = "ops-agent"
+        self.writes = writes
+        """``"step"``: each call and each result ingested as it happens (an adapter's hooks);
+        ``"episode"``: the episode's steps buffered and ingested in one batch before the outcome."""
+        self.pending: list[tuple[list[dict[str, Any]], str]] = []
+        self.specs: dict[str, dict[str, Any]] = {}
+        self.last_plans: list[Any] = []
 
-    def callbacks(self, world: World) -> list[Any]:
-        from deltacore.adapters.langchain import DeltaCoreCallbackHandler
-
-        tools = world.tools()
-        # The tools on offer this episode: where the engine notices a changed schema.
-        self.memory.observe_tools(tools, source="langchain:ops-agent")
-        return [DeltaCoreCallbackHandler(self.memory, tools=tools, agent_id=self.agent_id)]
-
-    def advise(self, task: Task, world: World) -> list[Advice]:
-        decisions = self.memory.recall_decisions(task.text, agent_id=self.agent_id, top_k=self.TOP_K)
-        advice = []
-        for decision in decisions:
-            past = parse_task(decision.trigger or "")
-            if past is None or not decision.tool:
-                continue
-            stale = decision.schema_current is False and not decision.migrated
-            advice.append(
-                Advice(
-                    past,
-                    Step(decision.tool, dict(decision.args or {})),
-                    float(decision.expected_reward),
-                    float(decision.similarity),
-                    confidence=float(decision.confidence),
-                    schema_ok=False if stale else None,
-                    evidence_id=decision.event_id,
-                )
+    def start(self, task: Task, specs: list[dict[str, Any]], episode_id: str) -> None:
+        self.episode_id = episode_id
+        self.specs = {spec["name"]: spec for spec in specs}
+        self.memory.observe_tools(specs, source="bench:agent")
+        _stored(
+            self.memory.ingest(
+                [
+                    {
+                        "id": f"{episode_id}:task",
+                        "kind": "message",
+                        "role": "user",
+                        "text": task.text,
+                        "source": "user:bench",
+                        "agent_id": AGENT_ID,
+                        "episode_id": episode_id,
+                        "meta": {"task": task.meta()},
+                    }
+                ],
+                channel="user",
             )
-        return advice
+        )
 
-    def reused(self, choice: Choice, run_id: str, task: Task) -> None:
-        ids = list(dict.fromkeys(item.evidence_id for item in choice.evidence if item.evidence_id))
-        if ids:
-            # The remembered decisions the agent acted on learn from this episode's outcome too.
-            self.memory.record_retrieval(ids, episode_id=run_id, query=task.text)
+    def advise(self, task: Task, specs: list[dict[str, Any]]) -> Advice | None:
+        plans = self.memory.recall_plans(
+            task.query(), specs, agent_id=AGENT_ID, top_k=3
+        )
+        self.last_plans = plans
+        if not plans or plans[0].probability < FOLLOW_AT:
+            return None
+        best = plans[0]
+        return Advice(
+            [Step(s.tool, dict(s.args)) for s in best.steps],
+            probability=float(best.probability),
+            credit=[float(s.credit) for s in best.steps],
+        )
 
-    def learn(self, executed: Executed) -> dict[str, Any]:
-        report = self.memory.record_outcome(executed.run_id, 1.0 if executed.success else -1.0)
-        return {"credit": credit_split(self.memory, executed, report)}
+    def step(self, episode: Episode, call: Call) -> None:
+        # As the framework adapters write a step: the call on the agent channel when it is made,
+        # its result (or error) on the tool channel when it returns; the result's parent is the call.
+        call_event = f"{self.episode_id}:{call.call_id}:call"
+        now = datetime.now(
+            UTC
+        )  # when it happened, also when the write is buffered to the episode's end
+        spec = self.specs.get(call.step.tool)
+        args = dict(call.step.args)
+        self._write(
+            [
+                {
+                    "id": call_event,
+                    "kind": "tool_call",
+                    "ts": now,
+                    "tool_name": call.step.tool,
+                    "tool_args": args,
+                    "tool_schema": spec["parameters"] if spec else None,
+                    "text": f"{call.step.tool}({json.dumps(args, sort_keys=True)})",
+                    "role": "assistant",
+                    "source": "agent:bench",
+                    "agent_id": AGENT_ID,
+                    "episode_id": self.episode_id,
+                    "parent_ids": [f"{self.episode_id}:task"],
+                }
+            ],
+            "agent",
+        )
+        result: dict[str, Any] = {
+            "id": f"{self.episode_id}:{call.call_id}:result",
+            "kind": "tool_result",
+            "ts": now,
+            "tool_name": call.step.tool,
+            "text": call.output,
+            "role": "tool",
+            "source": f"tool:{call.step.tool}",
+            "agent_id": AGENT_ID,
+            "episode_id": self.episode_id,
+            "parent_ids": [call_event],
+        }
+        if call.error is not None:
+            result["meta"] = {
+                "error": {
+                    "kind": None,
+                    "type": type(call.error).__name__,
+                    "message": str(call.error),
+                }
+            }
+        self._write([result], "tool")
+
+    def _write(self, events: list[dict[str, Any]], channel: str) -> None:
+        if self.writes == "step":
+            _stored(self.memory.ingest(events, channel=channel))
+        else:
+            self.pending.append((events, channel))
+
+    def finish(self, episode: Episode) -> None:
+        by_channel: dict[str, list[dict[str, Any]]] = {}
+        for events, channel in self.pending:
+            by_channel.setdefault(channel, []).extend(events)
+        for channel, events in by_channel.items():
+            _stored(self.memory.ingest(events, channel=channel))
+        self.pending = []
+        self.memory.record_outcome(self.episode_id, 1.0 if episode.success else -1.0)
 
     def close(self) -> None:
         self.memory.close()
-
-
-def credit_split(memory: Any, executed: Executed, report: Any) -> dict[str, float]:
-    """Credit weight the engine gave to needed vs unneeded tool steps (calls and their results).
-
-    Ground truth is the world's: a call is needed when the hidden rules required it (the
-    terminal call, a migration the service had pending, a required approval, a required drain);
-    a failed attempt, an irrelevant tool or a call nothing required is not.
-    """
-    events = memory.events(episode_id=executed.run_id, limit=1000)
-    call_of: dict[str, str] = {}  # event id -> tool_call_id
-    for event in events:
-        if event.kind.value == "tool_call":
-            call_of[event.id] = str((event.meta or {}).get("tool_call_id") or "")
-    for event in events:
-        if event.kind.value == "tool_result" and event.parent_ids:
-            call_of[event.id] = call_of.get(event.parent_ids[0], "")
-    needed = set(executed.needed_calls)
-    split = {"needed": 0.0, "unneeded": 0.0}
-    for update in report.updates:
-        if update.index is None or update.event_id not in call_of:
-            continue  # retrieved memories, the task message and the outcome are not tool steps
-        split["needed" if call_of[update.event_id] in needed else "unneeded"] += abs(update.weight)
-    return split

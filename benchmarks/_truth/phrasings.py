@@ -384,6 +384,8 @@ def template_strings(template_set: str) -> set[str]:
 def render_json(shape: Any, fields: dict[str, str]) -> Any:
     if isinstance(shape, dict):
         return {render_json(k, fields): render_json(v, fields) for k, v in shape.items()}
+    if isinstance(shape, list):
+        return [render_json(item, fields) for item in shape]
     if isinstance(shape, str):
         return shape.format(**fields)
     return shape
@@ -391,3 +393,31 @@ def render_json(shape: Any, fields: dict[str, str]) -> Any:
 
 def with_article(value: str) -> str:
     return f"{'an' if value[:1].lower() in 'aeiou' else 'a'} {value}"
+
+
+def _add_fresh() -> None:
+    """The ``fresh`` set (``_truth/fresh.py``) joins the tables above under its own name."""
+    from _truth import fresh
+
+    T["fresh"] = fresh.T
+    TOOLS["fresh"] = fresh.TOOLS
+    TOOL_STAMPS["fresh"] = fresh.TOOL_STAMP
+    JSON_KEYS["fresh"] = fresh.JSON_KEYS
+    NOISE["fresh"] = fresh.NOISE
+    ATTRIBUTES_BY_SET["fresh"] = fresh.ATTRIBUTES
+
+
+ATTRIBUTES_BY_SET: dict[str, dict[str, str]] = {"tune": ATTRIBUTES, "heldout": ATTRIBUTES}
+_add_fresh()
+
+
+def _add_fresh2() -> None:
+    """The ``fresh2`` set (``_truth/fresh2.py``), likewise."""
+    from _truth import fresh2
+
+    for table, value in ((T, fresh2.T), (TOOLS, fresh2.TOOLS), (TOOL_STAMPS, fresh2.TOOL_STAMP),
+                         (JSON_KEYS, fresh2.JSON_KEYS), (NOISE, fresh2.NOISE), (ATTRIBUTES_BY_SET, fresh2.ATTRIBUTES)):
+        table["fresh2"] = value
+
+
+_add_fresh2()

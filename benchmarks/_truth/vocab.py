@@ -36,6 +36,12 @@ class Vocabulary:
     """strftime format of dates in statements and questions."""
     foods: tuple[str, ...]
     topics: tuple[str, ...]
+    groups: tuple[str, ...] = ()
+    """Teams a person belongs to (the ``fresh`` set's ``team`` attribute)."""
+    databases: tuple[str, ...] = ()
+    """What a deployment stores its data in (the ``fresh`` set's ``database`` attribute)."""
+    pools: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Values of attributes only one set has, as (attribute, values) pairs."""
 
 
 TUNE = Vocabulary(
@@ -106,4 +112,41 @@ HELDOUT = Vocabulary(
             "the badge printer", "the summer party", "the new wiki theme", "the bike storage"),
 )
 
-VOCABULARIES = {"tune": TUNE, "heldout": HELDOUT}
+FRESH = Vocabulary(
+    name_pairs=(
+        ("Petra", "Petr"), ("Jana", "Janna"), ("Milan", "Milana"), ("Ruth", "Ruthie"), ("Dana", "Dina"),
+        ("Karl", "Carl"), ("Lukas", "Lucas"), ("Mira", "Myra"), ("Oskar", "Oscar"), ("Vera", "Vero"),
+        ("Hugo", "Hugh"), ("Edith", "Edit"), ("Bruno", "Bruna"), ("Alma", "Alva"), ("Felix", "Feliks"),
+    ),
+    surnames=("Lindqvist", "Ochieng", "Brandt", "Kaur", "Svoboda", "Quispe", "Moller", "Abara"),
+    cities=("Marseille", "Gdansk", "Bergen", "Tallinn", "Riga", "Seville", "Bilbao", "Turin", "Ghent", "Leeds",
+            "Glasgow", "Cork", "Aarhus", "Malmo", "Tampere", "Graz"),
+    employers=("Pinewood Robotics", "Saltmarsh Media", "Brightline Freight", "Oakridge Health", "Kettle Software",
+               "Redfern Capital", "Copperleaf Energy", "Longboat Games", "Mistral Optics", "Foxglove Pharma",
+               "Ironbark Mining", "Seabright Hotels"),
+    languages=(),
+    roles=(),
+    services=("invoice-mailer", "quota-keeper", "feed-ranker", "fraud-scorer", "upload-proxy", "badge-issuer",
+              "coupon-api", "stock-watcher", "graph-query", "sync-agent", "locale-packs", "printer-spool",
+              "chat-relay", "map-tiles", "vault-keys"),
+    environments=("preprod", "prod"),
+    service_statuses=("green", "flapping", "unreachable", "paged", "draining"),
+    regions=(),
+    owner_teams=("storage guild", "money movers crew", "growth pod", "access crew", "insights guild",
+                 "runtime crew", "discovery pod", "handheld crew"),
+    teams=("storage", "money movers", "access", "insights", "runtime", "discovery", "handheld", "frontier",
+           "compliance", "tooling"),
+    projects=("Marigold", "Osprey", "Quillon", "Rampart", "Sequoia", "Thistle", "Vireo", "Wren", "Alder", "Bramble",
+              "Corvid", "Dovetail", "Egret", "Fulcrum", "Gannet", "Hawthorn", "Ibis", "Jackdaw", "Kittiwake", "Larch"),
+    project_statuses=("discovery", "pilot", "rollout", "frozen", "retired"),
+    version_style="rel",
+    date_format="%B %-d, %Y",
+    foods=("paella", "gnocchi", "kimchi stew", "pierogi", "laksa", "arepas"),
+    topics=("the mentoring programme", "the security training", "the charity run", "the new expense tool",
+            "the library corner", "the quiet room rules", "the garden project", "the badge photos"),
+    groups=("Puffin squad", "treasury crew", "welcome pod", "uptime guild", "pricing cell", "tablet wing",
+            "lookup cell", "perimeter crew"),
+    databases=("PostgreSQL", "MySQL", "MongoDB", "Cassandra", "DynamoDB", "Redis", "SQLite", "CockroachDB"),
+)
+
+VOCABULARIES = {"tune": TUNE, "heldout": HELDOUT, "fresh": FRESH}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from _truth.phrasings import JSON_KEYS, NOISE, OBSERVATIONS, T, TIMES, TOOL_STAMPS, TOOLS, WEATHER, WEEKDAYS, render_json, with_article
+from _truth import fresh, fresh2
 from _truth.vocab import VOCABULARIES, Vocabulary
 
 YEAR_DAYS = 365
@@ -29,11 +30,29 @@ NOISE_PER_FACT = 3
 REPORTERS = {
     "tune": (("Priya", "user:priya.ops"), ("Marco", "user:marco.hr"), ("Jun", "user:jun.pm")),
     "heldout": (("Tamsin", "user:tamsin.it"), ("Bodhi", "user:bodhi.people"), ("Lucia", "user:lucia.eng")),
+    "fresh": fresh.REPORTERS,
+    "fresh2": fresh2.REPORTERS,
 }
 LOW_TRUST = {
     "tune": (("document", "doc:team-wiki-export"), ("document", "doc:onboarding-2024.pdf"), ("peer", "agent:research-assistant")),
     "heldout": (("document", "doc:intranet-snapshot"), ("document", "doc:old-org-chart.xlsx"), ("peer", "agent:triage-helper")),
+    "fresh": fresh.LOW_TRUST,
+    "fresh2": fresh2.LOW_TRUST,
 }
+SCHEMA = {
+    "tune": {"person": ("home_city", "work_city", "employer", "language", "role"), "deployment": ("status", "version", "region"),
+             "service": ("owner",), "team": ("oncall",), "project": ("deadline", "lead", "project_status")},
+    "fresh": fresh.SCHEMA,
+    "fresh2": fresh2.SCHEMA,
+}
+VOCABULARIES["fresh2"] = fresh2.VOCAB
+SALTS = {"fresh": fresh.SEED_SALT, "fresh2": fresh2.SEED_SALT}
+PERSON_VALUED = ("oncall", "lead", "sponsor", "champion")
+"""Attributes whose values are the world's people."""
+SELF_EXCLUDED = ("manager", "mentor")
+"""Person-valued attributes of a person that never name the person themself."""
+SCHEMA["heldout"] = SCHEMA["tune"]
+"""Which attributes each kind of entity has, per template set."""
 
 
 @dataclass
@@ -129,7 +148,9 @@ class _Builder:
     def __init__(self, template_set: str, n_slots: int, seed: int, anchor: datetime) -> None:
         self.set = template_set
         self.vocab: Vocabulary = VOCABULARIES[template_set]
-        self.rng = random.Random(f"{seed}:{template_set}")
+        # The fresh sets draw from their own streams (a salted seed), not siblings of the first two.
+        self.rng = random.Random(f"{seed}:{SALTS[template_set]}" if template_set in SALTS else f"{seed}:{template_set}")
+        self.schema = SCHEMA[template_set]
         self.n_slots, self.seed = n_slots, seed
         self.start = anchor - timedelta(days=YEAR_DAYS)
         self.anchor = anchor
@@ -170,18 +191,20 @@ class _Builder:
             return slot
 
         for name in self.people:
-            for attribute in ("home_city", "work_city", "employer", "language", "role"):
+            for attribute in self.schema["person"]:
                 add("person", name, attribute, {"s": name})
         for i in range(services):
             service = self.vocab.services[i % len(self.vocab.services)] + (f"-{i // len(self.vocab.services) + 1}" if i >= len(self.vocab.services) else "")
             for env in self.vocab.environments:
-                for attribute in ("status", "version", "region"):
+                for attribute in self.schema["deployment"]:
                     add("deployment", f"{service}@{env}", attribute, {"svc": service, "env": env})
-            add("service", service, "owner", {"svc": service})
+            for attribute in self.schema["service"]:
+                add("service", service, attribute, {"svc": service})
         for team in self.vocab.teams[:teams]:
-            add("team", team, "oncall", {"team": team})
+            for attribute in self.schema["team"]:
+                add("team", team, attribute, {"team": team})
         for project in self.vocab.projects[:projects]:
-            for attribute in ("deadline", "lead", "project_status"):
+            for attribute in self.schema["project"]:
                 add("project", project, attribute, {"p": project})
         for slot in slots.values():
             slot.lookalikes = [k for k in (self._twin_key(slot),) + self._sibling_keys(slot) if k in slots]
@@ -212,11 +235,14 @@ class _Builder:
         v = self.vocab
         pools = {"home_city": v.cities, "work_city": v.cities, "employer": v.employers, "language": v.languages,
                  "role": v.roles, "status": v.service_statuses, "region": v.regions, "owner": v.owner_teams,
-                 "project_status": v.project_statuses}
+                 "project_status": v.project_statuses, "team": v.groups, "database": v.databases}
+        pools.update(dict(v.pools))
         if slot.attribute in pools:
             return list(pools[slot.attribute])
-        if slot.attribute in ("oncall", "lead"):
+        if slot.attribute in PERSON_VALUED:
             return list(self.people)
+        if slot.attribute in SELF_EXCLUDED:  # nobody manages or mentors themself
+            return [p for p in self.people if p != slot.fields["s"]]
         return []
 
     def _sequence(self, slot: Slot, changes: int) -> list[str]:
@@ -228,9 +254,19 @@ class _Builder:
                     out.append(f"{major}.{minor}.{patch}")
                     minor, patch = (minor + 1, 0) if self.rng.random() < 0.4 else (minor, patch + self.rng.randint(1, 3))
                 return out
+            if self.vocab.version_style == "rel":
+                release = self.rng.randint(100, 900)
+                return [f"rel-{release + 3 * i + self.rng.randint(1, 2)}" for i in range(changes + 1)]
+            if self.vocab.version_style == "calver":
+                year, n = self.anchor.year - 1, self.rng.randint(1, 20)
+                out = []
+                for _ in range(changes + 1):
+                    out.append(f"{year}.{n}")
+                    year, n = (year + 1, 1) if n > 40 else (year, n + self.rng.randint(1, 6))
+                return out
             build = self.rng.randint(1000, 4000)
             return [f"build {build + i * self.rng.randint(5, 40) + i}" for i in range(changes + 1)]
-        if slot.attribute == "deadline":
+        if slot.attribute in ("deadline", "launch_date"):
             day = self.rng.randint(30, 120)
             out = []
             for _ in range(changes + 1):
@@ -262,6 +298,8 @@ class _Builder:
             if j >= 1 and ends[j] - day >= 5 and rng.random() < 0.45:
                 old = values[rng.randrange(j)]
                 self._old_restatement(slot, old, rng.randint(day + 2, ends[j] - 1))
+            if T[self.set][slot.attribute].get("distractor") and ends[j] - day >= 3 and rng.random() < 0.6:
+                self._distractor(slot, values, rng.randint(day + 1, ends[j] - 1))
             statements = [s for s in texts if s is not None]
             self.pairs += [(a.id, b.id) for i, a in enumerate(statements) for b in statements[i + 1 :]]
         if slot.stale is False:
@@ -376,6 +414,18 @@ class _Builder:
             channel, source = self.rng.choice(LOW_TRUST[self.set])
             speaker = (channel, source, source)
         self._said(slot, old, ["state"], ts, "old_restatement", speaker=speaker)
+
+    def _distractor(self, slot: Slot, values: list[str], day: int) -> None:
+        """A sentence naming the subject and another value of the slot's kind that does not set the
+        slot (a trip, a relative, a second tool, a plan): it is no statement of any slot."""
+        others = [x for x in self._pool(slot) if x not in values]
+        if not others:
+            return
+        fields = dict(self._fields(slot, values[0]), x=self.rng.choice(others))
+        text = self.rng.choice(T[self.set][slot.attribute]["distractor"]).format(**fields)
+        actor, source = self.rng.choice(REPORTERS[self.set])
+        ts = self._at(day)
+        self._emit(None, None, text, ts, ts, "user", source, actor, "distractor")
 
     def _noise(self) -> None:
         rng, noise = self.rng, NOISE[self.set]

@@ -15,6 +15,7 @@ from deltacore.belief.records import (
     FactStatus,
     SlotBelief,
 )
+from deltacore.belief.slots import SlotMatcher
 
 
 def belief_extractor(policy: BeliefPolicy, embedder: Any | None = None) -> RuleFactExtractor:
@@ -22,6 +23,14 @@ def belief_extractor(policy: BeliefPolicy, embedder: Any | None = None) -> RuleF
     policy allows it."""
     embed = (lambda texts: embedder(input=texts)) if embedder is not None and policy.attribute_embedding else None
     return RuleFactExtractor(AttributeResolver(embed, threshold=policy.attribute_similarity))
+
+
+def slot_matcher(policy: BeliefPolicy, embedder: Any | None = None) -> SlotMatcher | None:
+    """Open-vocabulary slot identity on ``embedder`` (the store's); None without one or when
+    the policy turns attribute embedding off."""
+    if embedder is None or not policy.attribute_embedding:
+        return None
+    return SlotMatcher(lambda texts: embedder(input=texts), threshold=policy.slot_similarity)
 
 
 __all__ = [
@@ -39,5 +48,7 @@ __all__ = [
     "FactStatus",
     "RuleFactExtractor",
     "SlotBelief",
+    "SlotMatcher",
     "belief_extractor",
+    "slot_matcher",
 ]

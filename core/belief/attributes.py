@@ -45,6 +45,37 @@ PROTOTYPES: dict[str, tuple[str, ...]] = {
 }
 
 _PHRASE = re.compile(r"[^\w\s<-]+")
+_KNOWN_NAMES = frozenset(ATTRIBUTES.values())
+# A phrase whose last word is a lexicon word ("phone", "city") names that kind of thing: only an
+# attribute said with that word may take it.
+_HEAD_KINDS: dict[str, frozenset[str]] = {}
+for _synonym in ATTRIBUTES:
+    _head = _synonym.split()[-1]
+    _HEAD_KINDS[_head] = frozenset(n for syn, n in ATTRIBUTES.items() if syn.split()[-1] == _head)
+
+
+def head_kinds(text: str) -> frozenset[str] | None:
+    """The lexicon attributes a phrase's last word can name ("office phone" → phone), or None
+    when that word is no lexicon word."""
+    words = text.split()
+    return _HEAD_KINDS.get(words[-1]) if words else None
+
+
+def same_slot(attribute: str, known: set[str] | frozenset[str]) -> str | None:
+    """The subject's existing attribute that ``attribute`` names by its head noun ("executive
+    sponsor" and "sponsor"), when ``attribute`` is no lexicon name (those are exact: "work city"
+    never becomes "city"). None when there is not exactly one such attribute."""
+    if attribute in known or attribute in _KNOWN_NAMES:
+        return None
+    words = attribute.split()
+    found = set()
+    for other in known:
+        if other in _KNOWN_NAMES and len(words) == 1:
+            continue
+        theirs = other.split()
+        if len(words) > 1 and theirs == words[-1:] or len(theirs) > 1 and words == theirs[-1:]:
+            found.add(other)
+    return found.pop() if len(found) == 1 else None
 
 
 def phrase_text(phrase: str) -> str:
@@ -105,10 +136,10 @@ class AttributeResolver:
             return
         try:
             matrix, labels = self._prototypes()
-            vectors = _normalised(self._embed(todo))
+            vectors = unit_rows(self._embed(todo))
         except Exception:  # noqa: BLE001 - an embedder failure must never fail the write
             return
-        found = {text: self._pick(matrix @ vector, labels) for text, vector in zip(todo, vectors)}
+        found = {text: self._pick(text, matrix @ vector, labels) for text, vector in zip(todo, vectors)}
         with self._lock:
             self._cache.update(found)
             while len(self._cache) > self._cache_size:
@@ -122,23 +153,28 @@ class AttributeResolver:
                     first = p.startswith("<")
                     texts.append(p.lstrip("< "))
                     labels.append((attribute, first))
-            self._matrix, self._labels = _normalised(self._embed(texts)), labels  # type: ignore[misc]
+            self._matrix, self._labels = unit_rows(self._embed(texts)), labels  # type: ignore[misc]
         return self._matrix, self._labels
 
     def _nearest(self, text: str) -> tuple[str, bool, float] | None:
         try:
             matrix, labels = self._prototypes()
-            vector = _normalised(self._embed([text]))[0]  # type: ignore[misc]
+            vector = unit_rows(self._embed([text]))[0]  # type: ignore[misc]
         except Exception:  # noqa: BLE001 - an embedder failure must never fail the write
             return None
-        return self._pick(matrix @ vector, labels)
+        return self._pick(text, matrix @ vector, labels)
 
-    def _pick(self, sims: np.ndarray, labels: list[tuple[str, bool]]) -> tuple[str, bool, float] | None:
+    def _pick(self, text: str, sims: np.ndarray, labels: list[tuple[str, bool]]) -> tuple[str, bool, float] | None:
         best: dict[str, tuple[float, bool]] = {}
+        kinds = head_kinds(text)
         for (attribute, first), sim in zip(labels, sims.tolist()):
+            if kinds is not None and attribute not in kinds:
+                continue  # "office phone" is a phone, never the "office city" its vector is near
             if attribute not in best or sim > best[attribute][0]:
                 best[attribute] = (sim, first)
         ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
+        if not ranked:
+            return None
         (attribute, (sim, first)) = ranked[0]
         runner_up = ranked[1][1][0] if len(ranked) > 1 else -1.0
         if sim < self.threshold or sim - runner_up < self.margin:
@@ -146,7 +182,7 @@ class AttributeResolver:
         return attribute, first, round(float(sim), 4)
 
 
-def _normalised(vectors: Any) -> np.ndarray:
+def unit_rows(vectors: Any) -> np.ndarray:
     matrix = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms == 0, 1.0, norms)

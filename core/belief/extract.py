@@ -21,6 +21,7 @@ from deltacore.belief.lexicon import (
     ATTRIBUTES,
     ENVIRONMENTS,
     FIRST_PERSON,
+    MULTI_VALUED,
     PERSON_ATTRIBUTES,
     STATUS_WORDS,
     TYPE_NOUNS,
@@ -86,7 +87,7 @@ _LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.IGNORE
 _TRIGGER = re.compile(
     r"\b(?:is|are|lives?|living|resid\w+|based|located|moved|relocated|works?|working|joined|employed|prefers?|"
     r"favou?rs?|switch\w*|migrat\w+|changed|uses?|using|codes|programs|writes|develops|runs|running|listens?|"
-    r"listening|serves|serving|reports|became)\b|['’]s\b",
+    r"listening|serves|serving|reports|became|likes?|loves?|enjoys?|went)\b|['’]s\b",
     re.IGNORECASE,
 )
 _SPLIT = re.compile(r"(?<=[.!;])\s+|\n+")
@@ -96,6 +97,8 @@ _UNSURE = re.compile(
     r"used to|once|sometimes|had)\b|\b(?:was|were)\b(?!\s+\w+(?:ed|en)\s+(?:to|by|over|into)\b)",
     re.IGNORECASE,
 )
+# "also", "too", "as well": one more value beside the one held, never a replacement of it.
+_ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides|another)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:not|never|no longer|nobody|none|no)\b|n't\b|n’t\b", re.IGNORECASE)
 _CORRECTION = re.compile(r"^(?:correction|update|actually|erratum|to be clear)\s*[:,\-–]\s*", re.IGNORECASE)
 _DENIAL = re.compile(r"\s*[,;]?\s+(?:not|rather than|instead of)\s+(?P<denied>[^,;()]{1,60})$", re.IGNORECASE)
@@ -115,25 +118,28 @@ _UNRESOLVABLE = frozenset(
 )
 
 _SUBJECT = r"(?P<subject>I|[Mm]y|[Tt]he user|(?:[Tt]he\s+)?[A-Za-z][\w.&-]*(?:\s+[A-Za-z][\w.&-]*){0,2}?)"
-_AUX = r"(?:\s*(?:'ve|’ve|'s|’s|'m|’m)|\s+(?:has|have|am|is))?(?:\s+(?:just|recently|now|finally|since))?"
+_AUX = r"(?:\s*(?:'ve|’ve|'s|’s|'m|’m)|\s+(?:has|have|am|is))?(?:\s+been)?(?:\s+(?:just|recently|now|finally|since|also|still))?"
 _VALUE = r"(?P<value>[^,;]{1,60}?)"
 _LABEL_SLOTS = (
     re.compile(rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
     re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60})$"),
 )
 
+# "from Python" before "to Go": the old value, which the policy finds in the slot itself.
+_FROM = r"(?:\s+(?:over\s+)?from\s+[^,;]{1,40}?)?"
 # (name, verb regex, attribute or a resolver tag, rule confidence)
 _VERBS: tuple[tuple[str, str, str, float], ...] = (
     ("residence", r"(?:lives|living|live|resides|residing|based|located)\s+in", "home city", 0.9),
-    ("move", r"(?:moved|relocated)\s+to", "@move", 0.9),
+    ("move", rf"(?:moved|relocated){_FROM}\s+to", "@move", 0.9),
     ("employer", r"(?:works|working|work)\s+(?:at|for)|(?:joined)|employed\s+(?:at|by)", "employer", 0.9),
     ("work city", r"(?:works|working|work)\s+(?:in|from)", "work city", 0.9),
     ("job", r"(?:works|working|work)\s+as|employed\s+as", "job title", 0.9),
     ("preference", r"(?:prefers|prefer|favou?rs|favou?r)", "@category", 0.85),
-    ("switch", r"(?:switched|switching|migrated|migrating|changed)\s+(?:over\s+)?to", "@category", 0.85),
+    ("switch", rf"(?:switched|switching|migrated|migrating|changed|went){_FROM}\s+(?:over\s+)?to", "@category", 0.85),
     ("usage", r"(?:uses|use|using|codes\s+in|programs\s+in|writes\s+code\s+in|develops\s+in)", "@category", 0.85),
     ("port", r"(?:runs|running|listens|listening|serves|serving)\s+on\s+port|uses\s+port", "port", 0.9),
     ("manager", r"reports\s+to", "manager", 0.9),
+    ("liking", r"(?:likes|like|loves|love|enjoys|enjoy)", "likes", 0.85),
 )
 _VERB_PATTERNS = [
     (name, re.compile(rf"^{_SUBJECT}{_AUX}\s+(?:{verb})\s+{_VALUE}$"), attribute, conf)
@@ -289,6 +295,8 @@ class RuleFactExtractor:
                 return None
         if attribute in PERSON_ATTRIBUTES and not _person_like(subject_name):
             return None  # a deployment does not live anywhere
+        if _ADDITIVE.search(s) and attribute not in MULTI_VALUED:
+            return None  # "Agnes also uses Emacs": a second tool, not a switch
         if correction:
             confidence = max(confidence, 0.95)
         return FactClaim(subject, clean(subject_name), attribute, value, confidence, f"rule:{rule}", valid_from, correction, denied)
@@ -311,6 +319,8 @@ class RuleFactExtractor:
         ):
             return reading[0], reading[1], m["body"], 0.85, "label"
         for pattern in (_ATTR_OF, _VALUE_MY, _VALUE_POSSESSIVE, _NEW_ATTR):
+            if (m := pattern.match(s)) is not None and any(w.casefold() in ENVIRONMENTS for w in m["attr"].split()):
+                continue  # "the live deployment of X is down": the environment names the subject, not an attribute
             if (m := pattern.match(s)) is not None and (attribute := self._attribute(m["attr"])) and _name_phrase(m["subject"]):
                 return m["subject"], attribute, m["value"], 0.85, "possessive"
         return None
@@ -320,6 +330,8 @@ class RuleFactExtractor:
         if (m := _IS_A.match(s)) is not None:
             return m["subject"], "job title", m["value"], 0.85, "occupation"
         for reading in parse(s):
+            if reading.subject.endswith(("'s", "’s")) and reading.predicate.split()[0] in RELATIONS:
+                continue  # "Agnes's sister lives in Utrecht" is about the sister
             found = self.resolver.resolve(reading.predicate)
             if found is None:
                 continue
@@ -331,6 +343,8 @@ class RuleFactExtractor:
                 continue
             if attribute == "status" and value_key(value) not in STATUS_WORDS:
                 continue  # a status is a known state word, or said as one ("is read-only", below)
+            if attribute == "version" and not any(ch.isdigit() for ch in value):
+                continue  # "was rehomed to the Singapore DC" is near "was upgraded to" but names no version
             return subject, attribute, value, min(0.85, similarity), "grammar"
         reading = lowercase_value(s)
         if reading is not None:
@@ -340,6 +354,8 @@ class RuleFactExtractor:
     def _match(self, s: str) -> tuple[str, str, str, float, str] | None:
         for pattern, rule in ((_MY, "possessive"), (_OF, "possessive"), (_POSSESSIVE, "possessive")):
             if (m := pattern.match(s)) is not None:
+                if any(w.casefold() in ENVIRONMENTS for w in m["attr"].split()):
+                    continue  # "the staging deployment of X is down": a qualified subject, not an attribute
                 attribute = self._attribute(m["attr"])
                 if attribute is None:
                     return None
@@ -377,6 +393,13 @@ class RuleFactExtractor:
 
 
 _VALUE_FIRST = frozenset({"owner", "lead", "on call"})
+# People and pets a possessive names: "Anna's brother works at Globex" is no fact about Anna.
+RELATIONS = frozenset(
+    {"sister", "sisters", "brother", "brothers", "parents", "parent", "mother", "mom", "mum", "father", "dad", "wife",
+     "husband", "partner", "spouse", "girlfriend", "boyfriend", "friend", "friends", "son", "daughter", "kids",
+     "children", "child", "cousin", "aunt", "uncle", "grandma", "grandmother", "grandpa", "grandfather", "family",
+     "colleague", "colleagues", "neighbour", "neighbor", "roommate", "flatmate", "dog", "cat", "sibling", "siblings"}
+)
 
 
 def _name_phrase(text: str) -> bool:

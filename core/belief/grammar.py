@@ -181,5 +181,7 @@ def lowercase_value(sentence: str) -> Reading | None:
     value = rest[1:]
     if not 1 <= len(value) <= 3 or any(not (t.islower() or "-" in t) for t in value) or value[0] in _ARTICLES:
         return None
+    if any(ch.isdigit() for t in value for ch in t):
+        return None  # "is running rel-474" names a version, not a state
     subject_words, _ = _split_type(toks[:head])
     return Reading(" ".join(subject_words), "status is", " ".join(value), "state")

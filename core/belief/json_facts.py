@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from deltacore.belief.claims import FactClaim, timestamp_of
-from deltacore.belief.lexicon import ENVIRONMENTS, canonical_subject, clean
+from deltacore.belief.lexicon import ATTRIBUTES, ENVIRONMENTS, canonical_subject, clean
 
 MAX_JSON_FIELDS = 20
 
@@ -32,11 +33,15 @@ def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> li
     if identity is None:
         return []
     subject_name = leaves[identity].strip()
+    # The environment qualifies the subject whatever its key is called ("env", "stage", "ring"),
+    # and a "service/stage" target names both at once.
     qualifier = next(
-        (str(v) for k, v in leaves.items() if k != identity and _key(k) in _QUALIFIER_KEYS and isinstance(v, str)
-         and v.strip().casefold() in ENVIRONMENTS),
+        (str(v) for k, v in leaves.items() if k != identity and isinstance(v, str) and v.strip().casefold() in ENVIRONMENTS),
         None,
     )
+    head, _, tail = subject_name.rpartition("/")
+    if qualifier is None and head and tail.strip().casefold() in ENVIRONMENTS:
+        subject_name, qualifier = head.strip(), tail.strip()
     if qualifier:
         subject_name = f"{subject_name} {qualifier.strip()}"
     subject = canonical_subject(subject_name)
@@ -47,12 +52,16 @@ def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> li
         (t for t in (timestamp_of(v) for k, v in leaves.items() if _key(k) in _TIME_KEYS) if t),
         None,
     )
+    if valid_from is None:
+        valid_from = next((t for t in (stamp_of(v) for v in leaves.values()) if t), None)
     found = []
     for key, value in leaves.items():
         name = _key(key)
         if key == identity or name in _JSON_SKIP or name in _QUALIFIER_KEYS and qualifier or value is None:
             continue
-        if _TIMESTAMP_KEY.search(name):
+        if _TIMESTAMP_KEY.search(name) or stamp_of(value) is not None:
+            continue  # when the record was read, not a property of its subject
+        if qualifier and isinstance(value, str) and value.strip().casefold() == qualifier.strip().casefold():
             continue
         text_value = str(value).lower() if isinstance(value, bool) else str(value)
         if not text_value.strip() or len(text_value) > 100:
@@ -79,9 +88,50 @@ def _leaves(data: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str,
         path = f"{prefix}{key}"
         if isinstance(value, dict) and depth < 2 and key.casefold() not in _JSON_SKIP:
             out.update(_leaves(value, f"{path}.", depth + 1))
+        elif isinstance(value, list) and depth < 2:
+            # Entity-attribute-value records: [{"name": "home_town", "value": "Riga"}, …].
+            for item in value[:MAX_JSON_FIELDS]:
+                pair = _pair(item) if isinstance(item, dict) else None
+                if pair is not None:
+                    out[f"{path}.{pair[0]}"] = pair[1]
         elif not isinstance(value, (dict, list)):
             out[path] = value
     return out
+
+
+_PAIR_NAMES = ("name", "field", "key", "attribute", "property", "prop")
+_PAIR_VALUES = ("value", "val")
+
+
+def _pair(item: dict[str, Any]) -> tuple[str, Any] | None:
+    """(name, value) of one record of an attribute list, when it is exactly such a record."""
+    name = next((item[k] for k in _PAIR_NAMES if isinstance(item.get(k), str) and item[k].strip()), None)
+    value = next((item[k] for k in _PAIR_VALUES if k in item and not isinstance(item[k], (dict, list))), None)
+    if name is None or value is None or len(item) > 3:
+        return None
+    return name.strip(), value
+
+
+_STAMP = re.compile(
+    r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
+)
+
+
+def stamp_of(value: Any) -> float | None:
+    """Unix seconds of a date-time string ("2026/03/04 10:00", "31.12.2025 13:43", ISO); None
+    for anything else (a plain date such as a deadline is a value, not a stamp, unless it has a time)."""
+    if not isinstance(value, str) or not _STAMP.match(value.strip()):
+        return None
+    text = value.strip()
+    parts = re.findall(r"\d+", text)
+    if len(parts) < 5:
+        return None  # a date without a time of day is more often a value (a deadline) than a read stamp
+    a, b, c = int(parts[0]), int(parts[1]), int(parts[2])
+    year, month, day = (a, b, c) if a > 31 else (c, b, a)
+    try:
+        return datetime(year, month, day, int(parts[3]), int(parts[4]), tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
 
 
 # Keys that name what a JSON object is about, most specific first; any "…name" or "…_id" key too.
@@ -103,6 +153,15 @@ def _identity(leaves: dict[str, Any]) -> str | None:
         k = _key(key)
         if k.endswith(("name", "_id")) and k not in _JSON_SKIP:
             return key
+    # Else the record is about its first named field ({"programme": "Orion", "data": …}), when
+    # that field is no attribute, no time and no environment.
+    first = next(iter(leaves), None)
+    if first is not None and first in named and "." not in first and stamp_of(leaves[first]) is None:
+        value = leaves[first].strip()
+        name_like = value[:1].isupper() or "-" in value or "/" in value
+        nested = any("." in k for k in leaves)  # the payload sits under it: {"target": …, "result": {…}}
+        if nested and name_like and len(value.split()) <= 4 and value.casefold() not in ENVIRONMENTS and _key(first) not in ATTRIBUTES:
+            return first
     return None
 
 

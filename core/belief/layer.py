@@ -13,11 +13,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from deltacore.belief.aliasing import look_alikes, new_pairs
+from deltacore.belief.attributes import same_slot
 from deltacore.belief.extract import (
     FactExtractor,
     FactFieldError,
@@ -34,6 +35,7 @@ from deltacore.belief.records import (
     FactStatus,
 )
 from deltacore.belief.shift import ShiftMonitor, event_features
+from deltacore.belief.slots import SlotMatcher
 from deltacore.belief.staleness import slot_belief, valid_at
 from deltacore.errors import InvalidQueryError, NotFoundError
 
@@ -113,8 +115,12 @@ class BeliefLayer:
         policy: BeliefPolicy | None = None,
         extractor: FactExtractor | None = None,
         newcomers: NewcomerCheck | None = None,
+        slots: SlotMatcher | None = None,
     ) -> None:
         self.store = store
+        self.slots = slots
+        """Joins an attribute the lexicon does not know to the subject's slot it names in other
+        words (embedding similarity); None: such an attribute is a slot of its own."""
         self.policy = (policy or BeliefPolicy()).checked()
         self.extractor = extractor or RuleFactExtractor()
         self._newcomers = newcomers
@@ -176,6 +182,26 @@ class BeliefLayer:
     def _apply(self, conn: Any, tenant: str, statements: list[Statement]) -> int:
         statements.sort(key=lambda s: (s.valid_from, s.ts, s.event_id))
         subjects = sorted({s.claim.subject for s in statements})
+        known: dict[str, set[str]] = {}
+        for subject, attribute in self.store.slots_of(conn, tenant, subjects):
+            known.setdefault(subject, set()).add(attribute)
+        if self.slots is not None:
+            # One embedding call for the batch: the unknown attribute phrases and the slots of
+            # their subjects.
+            open_claims = [s.claim for s in statements if self.slots.candidate(s.claim.attribute)]
+            if open_claims:
+                self.slots.prefetch([c.attribute for c in open_claims] + sorted(
+                    {a for c in open_claims for a in known.get(c.subject, ())}))
+        for st in statements:
+            # One slot, however the attribute was worded ("executive sponsor" / "sponsor",
+            # "favourite lang" / "preferred language").
+            attributes = known.setdefault(st.claim.subject, set())
+            alias = same_slot(st.claim.attribute, attributes)
+            if alias is None and self.slots is not None:
+                alias = self.slots.join(st.claim.attribute, attributes)
+            if alias is not None:
+                st.claim = replace(st.claim, attribute=alias)
+            attributes.add(st.claim.attribute)
         attributes = sorted({s.claim.attribute for s in statements})
         self.store.lock_tenant(conn, tenant)
         known = self.store.subjects(conn, tenant)

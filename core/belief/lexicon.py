@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import re
 
-from deltacore.belief_policy import ATTRIBUTE_CLASSES, CLASSES, attribute_class  # noqa: F401 - re-exported
+from deltacore.belief_policy import (  # noqa: F401 - re-exported
+    ATTRIBUTE_CLASSES,
+    CLASSES,
+    MULTI_VALUED_ATTRIBUTES,
+    attribute_class,
+)
 
 _SPACES = re.compile(r"\s+")
 _EDGE_PUNCT = re.compile(r"^[\s\"'`“”‘’(\[]+|[\s\"'`“”‘’.,;:!?)\]]+$")
@@ -41,7 +46,9 @@ _ATTRIBUTE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "lead": ("lead", "project lead", "leader"),
     "on call": ("on call", "on-call", "oncall", "on call person", "on-call person"),
     "deadline": ("deadline", "due date", "due"),
+    "likes": ("likes", "like", "loves", "enjoys", "interests", "hobbies", "hobby"),
 }
+MULTI_VALUED = MULTI_VALUED_ATTRIBUTES  # a new value joins the others, never replaces them
 # Attributes only a person has: a deployment does not live anywhere or work for anyone.
 PERSON_ATTRIBUTES = frozenset({"home city", "work city", "employer", "preferred language", "job title", "manager",
                                "preferred editor", "preferred database", "email", "phone", "team"})

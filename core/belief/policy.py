@@ -109,6 +109,8 @@ class SlotBook:
             self._corroborate(max(same, key=lambda f: (is_open(f), f["valid_from"])), st)
             return "corroborated"
         new = self._new_fact(st, key)
+        if self.policy.is_multi_valued(c.attribute):
+            return "current"  # "also likes Rust": one more value, the others stay current
         open_facts = [f for f in slot if is_open(f)]
         later = [f for f in slot if f["valid_from"] > t]
         if not open_facts or t < max(f["valid_from"] for f in open_facts):
@@ -123,11 +125,13 @@ class SlotBook:
         if self._may_supersede(st, open_facts):
             denied = value_key(c.denied) if c.denied else None
             for old in open_facts:
-                if old["value_key"] == denied:
+                if old["value_key"] == denied and not _established(old):
                     # "Correction: …, not Paris": Paris was never true, the new value was.
                     new["valid_from"] = min(new["valid_from"], old["valid_from"])
                     self._close(old, old["valid_from"], new["id"], FactStatus.REJECTED)
                 else:
+                    # A denied value that independent sources confirmed is not erased from the
+                    # past by one correction: it ends now and stays history (never delete).
                     self._close(old, t, new["id"], FactStatus.SUPERSEDED)
             for conflict in self._pending(st.tenant, c.subject, c.attribute):
                 self._resolve(conflict, new["id"], ConflictResolution.AUTO_RESOLVED, "superseded by a newer value")
@@ -301,6 +305,11 @@ class SlotBook:
             **extra,
         }
         self.system_events.append((st.tenant, "TEMPORAL_CONTRADICTION", payload))
+
+
+def _established(fact: dict[str, Any]) -> bool:
+    """Observed by at least two independent sources: more than one writer's mistake."""
+    return len(set(fact.get("sources") or ())) >= 2
 
 
 def _covers(fact: dict[str, Any], t: float) -> bool:

@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from deltacore.belief.lexicon import ATTRIBUTES, canonical_subject
+from deltacore.belief.lexicon import (
+    ATTRIBUTES,
+    ENVIRONMENTS,
+    MULTI_VALUED_ATTRIBUTES,
+    canonical_subject,
+)
 
 _WORD = re.compile(r"[\w][\w.+#'’-]*", re.UNICODE)
 MAX_SUBJECT_WORDS = 4
@@ -43,6 +48,16 @@ def subject_keys(text: str) -> list[str]:
             key = canonical_subject(" ".join(words[start : start + size]))
             if key and key not in keys:
                 keys.append(key)
+    # One environment named anywhere qualifies the subject ("which version of billing-api runs
+    # in production?" asks about "billing-api production", however many words sit between).
+    envs = {ENVIRONMENTS[w.casefold()] for w in words if w.casefold() in ENVIRONMENTS}
+    if len(envs) == 1:
+        env = envs.pop()
+        for key in list(keys):
+            if env not in key.split():
+                qualified = canonical_subject(f"{key} {env}")
+                if qualified and qualified not in keys:
+                    keys.append(qualified)
     return keys
 
 
@@ -62,14 +77,20 @@ def attribute_score(text: str, attribute: str) -> int:
 def question_slot(text: str, slots: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
     """The one (subject, attribute) among the store's ``slots`` the question asks about."""
     keys = subject_keys(text)
-    named = [slot for slot in slots if slot[0] in keys]
+    # A many-valued slot ("likes") has no one value to answer with.
+    named = [slot for slot in slots if slot[0] in keys and slot[1] not in MULTI_VALUED_ATTRIBUTES]
     if not named:
         return None
-    # The longest subject named wins ("api staging" over "api").
-    longest = max(len(subject) for subject, _ in named)
-    named = [slot for slot in named if len(slot[0]) == longest]
-    scored = sorted(((attribute_score(text, attribute), (subject, attribute)) for subject, attribute in named), reverse=True)
-    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+    # Of the slots the question's words fit, the longest subject named wins ("api staging"
+    # over "api"); a longer subject without a fitting attribute does not hide a shorter one
+    # that has it ("who owns api in staging?": the owner is the service's, not the deployment's).
+    fitting = [(attribute_score(text, attribute), (subject, attribute)) for subject, attribute in named]
+    fitting = [pair for pair in fitting if pair[0] > 0]
+    if not fitting:
+        return None
+    longest = max(len(slot[0]) for _, slot in fitting)
+    scored = sorted((pair for pair in fitting if len(pair[1][0]) == longest), reverse=True)
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
     return scored[0][1]
 

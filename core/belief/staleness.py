@@ -4,6 +4,12 @@ Pure functions over fact rows. The facts valid at time ``t`` share the slot's ma
 weight; an observation-class slot (a service's status, a person's whereabouts) keeps only
 ``0.5 ** (age / half_life)`` of it, the rest bleeds to :data:`UNKNOWN`. Below
 ``BeliefPolicy.stale_below`` the belief is STALE: re-observe before acting.
+
+The half-life is the class's configured one, or (``BeliefPolicy.half_life_from_cadence``) the
+slot's own mean interval between observations when that is longer: staleness is silence
+measured against how often the slot is heard of. A status that a monitor reports every minute is
+stale after an hour without news; one reported about once a month is not stale a day after its
+last report, but is after a few silent months.
 """
 
 from __future__ import annotations
@@ -25,11 +31,29 @@ def valid_at(fact: dict[str, Any], t: float) -> bool:
     return fact["valid_from"] <= t and (fact["valid_until"] is None or t < fact["valid_until"])
 
 
-def retention(policy: BeliefPolicy, attribute_class: str, age_seconds: float) -> float:
+def retention(policy: BeliefPolicy, attribute_class: str, age_seconds: float, interval_seconds: float | None = None) -> float:
+    """The share of an observation's confidence left after ``age_seconds`` without news."""
     half_life = policy.half_life_hours.get(attribute_class)
     if half_life is None or attribute_class == "stable":
         return 1.0
-    return 0.5 ** (max(age_seconds, 0.0) / (half_life * HOUR))
+    seconds = half_life * HOUR
+    if policy.half_life_from_cadence and interval_seconds is not None:
+        seconds = max(seconds, interval_seconds)
+    return 0.5 ** (max(age_seconds, 0.0) / seconds)
+
+
+def observation_interval(facts: Sequence[dict[str, Any]], t: float) -> float | None:
+    """Mean seconds between the slot's observations known by ``t`` (None below two of them).
+
+    Every statement of the slot counts, whatever value it gave (a change is an observation
+    too); rejected values never were observed."""
+    seen = [f for f in facts if f["status"] != FactStatus.REJECTED and f["valid_from"] <= t]
+    count = sum(int(f.get("observations") or 1) for f in seen)
+    if count < 2:
+        return None
+    first = min(f["valid_from"] for f in seen)
+    last = min(t, max(f["last_observed"] for f in seen))
+    return (last - first) / (count - 1) if last > first else None
 
 
 def slot_belief(policy: BeliefPolicy, facts: Sequence[dict[str, Any]], t: float, conflicts: Sequence[dict[str, Any]] = ()) -> SlotBelief | None:
@@ -44,7 +68,7 @@ def slot_belief(policy: BeliefPolicy, facts: Sequence[dict[str, Any]], t: float,
     total = sum(max(float(f["weight"]), 1e-6) for f in alive)
     # As of a past time, an observation made after it does not count: its fact's start does.
     last = max(f["last_observed"] if f["last_observed"] <= t else f["valid_from"] for f in alive)
-    keep = retention(policy, klass, t - last)
+    keep = retention(policy, klass, t - last, observation_interval(facts, t) if klass != "stable" else None)
     distribution: dict[str, float] = {}
     for f in alive:
         distribution[f["value"]] = distribution.get(f["value"], 0.0) + keep * max(float(f["weight"]), 1e-6) / total

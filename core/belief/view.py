@@ -75,8 +75,8 @@ def memory_beliefs(
         options = []
         for fact_id in fact_ids:
             fact = by_id.get(fact_id)
-            if fact is None:
-                continue
+            if fact is None or policy.is_multi_valued(fact["attribute"]):
+                continue  # a many-valued slot's values all hold: none outranks or flags another
             key = (fact["tenant"], fact["subject"], fact["attribute"])
             options.append(_standing(event_id, fact, key, beliefs[key], by_id, policy, t))
         if options:

@@ -17,6 +17,7 @@
     deltacore conflicts --resolve ID --as new --note "HR confirmed the move"
     deltacore verify-erasure "Alice Smith" --identifier alice@example.org   # is anything of her left?
     deltacore monitor --tenant acme                  # the memory economy (rich table; --json)
+    deltacore consolidate --tenant acme              # one sleep cycle (merge, archive to COLD, gate); --status
     deltacore mcp ./agent_memory                     # MCP server on stdio; --http PORT for loopback HTTP
     deltacore inspect ./agent_memory --allow-review  # the inspector page on http://127.0.0.1:8765/
 
@@ -32,7 +33,7 @@ already resolved review item or conflict).
 One module per job: ``program`` (entry point, errors to exit statuses), ``parser`` (every
 subcommand and option), ``store`` (which store to open), ``ingest``, ``query`` (also ``stats`` and
 ``reindex``), ``review``, ``trust`` (``quarantine``, ``security-events``), ``beliefs`` (``facts``,
-``conflicts``), ``erasure`` (``verify-erasure``), ``monitor``, ``mcp``, ``inspect`` (they hand the open
+``conflicts``), ``erasure`` (``verify-erasure``), ``consolidate``, ``monitor``, ``mcp``, ``inspect`` (they hand the open
 store to ``deltacore.server``) and ``formatting``.
 """
 

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from deltacore.cli.beliefs import run_conflicts, run_facts
+from deltacore.cli.consolidate import add_parser as add_consolidate
 from deltacore.cli.erasure import add_parser as add_verify_erasure
 from deltacore.cli.forget import add_parser as add_forget
 from deltacore.cli.browse import add_browse_commands
@@ -251,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_verify_erasure(commands, store_options)
     add_forget(commands, store_options, timestamp)
+    add_consolidate(commands, store_options)
     monitor = commands.add_parser(
         "monitor",
         help="the memory economy: sizes, latency, hit rates, attacks, conflicts, outcome trend",

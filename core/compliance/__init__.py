@@ -15,7 +15,7 @@ from deltacore.compliance.certificate import (
     chain_hash,
     subject_hmac,
 )
-from deltacore.compliance.request import ForgetMode, ForgetRequest, InvalidForgetRequestError, coerce_requests
+from deltacore.compliance.request import ForgetMode, ForgetRequest, ForgetWithin, InvalidForgetRequestError, coerce_requests
 
 __all__ = [
     "ErasureStep",
@@ -23,6 +23,7 @@ __all__ = [
     "ForgetMode",
     "ForgetRequest",
     "ForgetState",
+    "ForgetWithin",
     "ForgetStatus",
     "InvalidForgetRequestError",
     "PhysicalStep",

@@ -118,10 +118,18 @@ class ForgetCertificate(BaseModel):
     nothing_found: bool = False
     """True when nothing in the store matched: an explicit answer, never a silent success."""
     counts: dict[str, int] = Field(default_factory=dict)
+    memories: int = 0
+    """Of the events erased, how many were a memory's current version (a memory updated twice
+    is three events and one memory): what a framework counts as "records deleted"."""
     facts_modified: int = 0
     facts_deleted: int = 0
     schemas_modified: int = 0
     schemas_deleted: int = 0
+    dp_epsilon: float | None = None
+    """The request's ε when DP noise was applied to influenced utilities (the seed's ``dp_epsilon``)."""
+    dp_noised: int = 0
+    """Utilities given Gaussian noise; ``dp_sigma`` is the largest noise scale used."""
+    dp_sigma: float = 0.0
     physical: list[PhysicalStep] = Field(default_factory=list)
     steps: list[ErasureStep] = Field(default_factory=list)
     """The erasure log, in order; ``audit_hash`` chains over it."""

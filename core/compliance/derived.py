@@ -27,6 +27,10 @@ class DerivedChange:
     artifact: str
     modified: int = 0
     deleted: int = 0
+    approximated: int = 0
+    """Of ``modified``, re-derived only approximately (the history could not be replayed)."""
+    noised: int = 0
+    """Of ``modified``, given DP noise (``ForgetRequest.dp_epsilon``)."""
 
 
 @runtime_checkable
@@ -38,9 +42,10 @@ class DerivedArtifactStore(Protocol):
         """Before the events are erased: the keys of what they contributed to (JSON-able, no content)."""
         ...
 
-    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str]) -> DerivedChange:
+    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str], **options: Any) -> DerivedChange:
         """After the events are erased, in the same transaction: re-derive ``touched`` from the
-        remaining events; delete what no remaining event supports."""
+        remaining events; delete what no remaining event supports. ``options`` are the
+        request's (``dp_epsilon``); a store ignores what it does not use."""
         ...
 
 
@@ -74,7 +79,7 @@ class FactRederivation:
                 found.append(fact_id)
         return found
 
-    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str]) -> DerivedChange:
+    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str], **options: Any) -> DerivedChange:
         gone = set(erased)
         modified = deleted = 0
         # Fact ids resolve to their slots before anything is deleted (a journal written before

@@ -41,15 +41,29 @@ PARENT_ERASED = "parent_erased"
 
 POSTGRES_LIMITS = [
     (
-        "PostgreSQL: VACUUM frees dead tuples for reuse and CHECKPOINT writes pages out, but neither rewrites "
-        "WAL segments already written, WAL archives, replicas or backups (pg_dump files taken before the erasure); "
-        "erase those by their own retention"
+        "PostgreSQL: VACUUM FULL rewrites each table and its indexes into new relation files and CHECKPOINT writes "
+        "pages out; the dropped files' blocks stay in the file system's free space, and neither reaches WAL segments "
+        "already written, WAL archives, replicas or backups (pg_dump files taken before the erasure); erase those by "
+        "their own retention"
     ),
 ]
 CHROMA_SERVER_LIMITS = [
     (
-        "Chroma server: the collection is rebuilt through the API (old collection deleted); the server's own "
-        "write-ahead log, compaction and files are outside the client's reach"
+        "Chroma server: the tenant's collection is rebuilt without the subject into a new collection and the old "
+        "one deleted through the API; the certificate records that the server no longer lists it. A client cannot "
+        "reach the server's files: measured with Chroma 1.5.9, a deleted collection's segment folder (HNSW files "
+        "with its vectors) stays on the server's disk and its SQLite file keeps deleted rows in free pages. Give "
+        "chroma_server_path when the server's --path is on this machine (forget then removes orphan segment "
+        "folders and vacuums its SQLite file), or remove them on the server, and check with "
+        "verify_erasure(extra_folders=[server path])"
+    ),
+]
+CHROMA_SERVER_FOLDER_LIMITS = [
+    (
+        "Chroma server: the tenant's collection is rebuilt without the subject into a new collection, the old one "
+        "deleted through the API, and in the server's folder (chroma_server_path) orphan segment folders removed and "
+        "its SQLite file vacuumed; the server's own log output and the folder's file-system free space are outside "
+        "a library's reach"
     ),
 ]
 
@@ -63,6 +77,9 @@ class _Run:
     entry_id: int | None = None
     steps: list[ErasureStep] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    memories: int = 0
+    dp_noised: int = 0
+    dp_sigma: float = 0.0
     facts_modified: int = 0
     facts_deleted: int = 0
     schemas_modified: int = 0
@@ -86,9 +103,10 @@ class Forgetter:
         derived: Sequence[Any],
         invalidate: Callable[[str], None],
         apply_outbox: Callable[[], int],
-        rebuild_vectors: Callable[[str], int] | None,
+        rebuild_vectors: Callable[[str], Any] | None,
         vector_kind: str,
         chroma_folder: Path | None,
+        chroma_server_folder: Path | None = None,
         audit: Callable[[ForgetRequest, ForgetCertificate], Any] | None = None,
     ) -> None:
         self._sql = sql
@@ -100,6 +118,7 @@ class Forgetter:
         self._rebuild_vectors = rebuild_vectors
         self._vector_kind = vector_kind
         self._chroma_folder = chroma_folder
+        self._chroma_server_folder = chroma_server_folder
         self.audit = audit
 
     # ---- entry points ----------------------------------------------------------------------------
@@ -154,7 +173,7 @@ class Forgetter:
 
     def _payload(self, run: _Run, phase: str) -> dict[str, Any]:
         # The request without its terms: they are the content being erased.
-        request = run.request.model_dump(mode="json", include={"request_id", "tenant", "mode", "requester", "reason", "deadline", "created_at"})
+        request = run.request.model_dump(mode="json", include={"request_id", "tenant", "mode", "dp_epsilon", "requester", "reason", "deadline", "created_at"})
         return {
             "request_id": run.request.request_id,
             "tenant": run.request.tenant,
@@ -170,6 +189,7 @@ class Forgetter:
         sel, erasure = run.selection, self._erasure
         with self._sql.writer() as conn:
             if sel.event_ids:
+                run.memories = erasure.current_versions(conn, sel.event_ids)
                 touched_rows = erasure.purge_outbox_upserts(conn, sel.event_ids)
                 deleted, n_deltas, n_links = self._sql.delete_events(conn, sel.event_ids)
                 run.log("events", "deleted", len(deleted), "dc_events", "with entity index, mentions and full-text rows")
@@ -178,7 +198,10 @@ class Forgetter:
                 run.log("vectors", "queued for deletion", len(deleted), "outbox", f"{touched_rows} pending upserts dropped")
             for table, keys in sel.rows.items():
                 if keys:
-                    run.log(table.removeprefix("dc_"), "deleted", erasure.delete_rows(conn, table, [tuple(k) for k in keys]), table)
+                    removed = erasure.delete_rows(conn, table, [tuple(k) for k in keys])
+                    run.log(table.removeprefix("dc_"), "deleted", removed, table)
+                    if table == "dc_schemas":
+                        run.schemas_deleted += removed
             if sel.source_hmacs:
                 key = hmac_key(conn)
                 wanted = set(sel.source_hmacs)
@@ -190,10 +213,18 @@ class Forgetter:
                 touched = sel.derived.get(store.artifact, [])
                 if not touched:
                     continue
-                change = store.rederive(conn, touched, sel.event_ids)
+                change = store.rederive(conn, touched, sel.event_ids, dp_epsilon=run.request.dp_epsilon)
                 run.log(f"{change.artifact}_rederived", "rederived", change.modified, detail="re-derived from remaining events")
                 run.log(change.artifact, "deleted", change.deleted, detail="solely derived from erased events")
-                if change.artifact == "facts":
+                run.log(f"{change.artifact}_approximated", "approximated", change.approximated, detail="history incomplete: steps subtracted")
+                if change.noised:
+                    run.dp_noised += change.noised
+                    run.dp_sigma = max(run.dp_sigma, getattr(store, "last_sigma", 0.0))
+                    run.log(f"{change.artifact}_noised", "noised", change.noised,
+                            detail=f"gaussian, epsilon={run.request.dp_epsilon}, sigma<={run.dp_sigma:.3g}")  # fmt: skip
+                if change.artifact in ("utilities", "reputation"):
+                    pass
+                elif change.artifact == "facts":
                     run.facts_modified += change.modified
                     run.facts_deleted += change.deleted
                 else:
@@ -248,17 +279,32 @@ class Forgetter:
                 steps.append(PhysicalStep(backend=self._vector_kind, target=tenant, action="rebuild collection", ok=False,
                                           detail="another process owns the embedded vector index; run forget there"))
                 continue
-            written = self._rebuild_vectors(tenant)
-            steps.append(PhysicalStep(backend=self._vector_kind, target=tenant, action="rebuild collection from live rows",
-                                      detail=f"{written} vectors"))
-        if self._chroma_folder is not None:
-            for target, action, ok, detail in chroma_folder_cleanup(self._chroma_folder):
-                steps.append(PhysicalStep(backend="chroma-embedded", target=target, action=action, ok=ok, detail=detail))
+            steps.extend(self._rebuild(tenant))
+        for backend, folder in (("chroma-embedded", self._chroma_folder), ("chroma-server", self._chroma_server_folder)):
+            if folder is not None:
+                for target, action, ok, detail in chroma_folder_cleanup(folder):
+                    steps.append(PhysicalStep(backend=backend, target=target, action=action, ok=ok, detail=detail))
         engine = self._sql.engine
         backend = "sqlite" if self._sql.dialect.is_sqlite else "postgresql"
         results = sqlite_physical(engine) if backend == "sqlite" else postgres_physical(engine)
         steps.extend(PhysicalStep(backend=backend, target=target or backend, action=action, ok=ok, detail=detail)
                      for target, action, ok, detail in results)
+        return steps
+
+    def _rebuild(self, tenant: str) -> list[PhysicalStep]:
+        """Rebuild the tenant's collection into a new one and delete the old, so a second process
+        keeps querying the old one until the swap; the steps say what the index then lists."""
+        assert self._rebuild_vectors is not None
+        kind = self._vector_kind
+        swap = self._rebuild_vectors(tenant)
+        if isinstance(swap, int):  # an index without a collection pointer: dropped and refilled in place
+            return [PhysicalStep(backend=kind, target=tenant, action="rebuild collection from live rows", detail=f"{swap} vectors")]
+        steps = [PhysicalStep(backend=kind, target=tenant, action="rebuild collection from live rows into a new collection",
+                              detail=f"{swap.written} vectors into {swap.name}; {swap.caught_up} written meanwhile copied")]
+        steps.extend(PhysicalStep(backend=kind, target=tenant, action="rebuild collection: old collection deleted",
+                                  ok=name not in swap.remaining, detail=name) for name in swap.dropped)
+        steps.append(PhysicalStep(backend=kind, target=tenant, action="rebuild collection: index lists only the new one",
+                                  ok=swap.ok, detail=", ".join(swap.remaining)))
         return steps
 
     # ---- certificates ----------------------------------------------------------------------------
@@ -271,7 +317,13 @@ class Forgetter:
         if not self._sql.dialect.is_sqlite:
             limits.extend(POSTGRES_LIMITS)
         if self._vector_kind == "chroma-server":
-            limits.extend(CHROMA_SERVER_LIMITS)
+            limits.extend(CHROMA_SERVER_FOLDER_LIMITS if self._chroma_server_folder is not None else CHROMA_SERVER_LIMITS)
+        if request.dp_epsilon is not None:
+            limits.append(
+                f"DP noise (epsilon={request.dp_epsilon}): the utilities the subject influenced are re-derived from a "
+                "noised starting point (sigma = min(1, alpha * updates) / epsilon), so a utility seen before the erasure "
+                "does not reveal the subject's contribution; trade-off: those memories rank on a degraded utility"
+            )
         return limits
 
     def _dry_certificate(self, run: _Run) -> ForgetCertificate:
@@ -293,7 +345,9 @@ class Forgetter:
         certificate = ForgetCertificate(
             request_id=request.request_id, tenant=request.tenant, mode=request.mode, requester=request.requester,
             reason=request.reason, deadline=request.deadline, subject_hmac=run.subject_hmac, nothing_found=nothing,
-            counts=dict(run.counts), facts_modified=run.facts_modified, facts_deleted=run.facts_deleted,
+            counts=dict(run.counts), memories=run.memories,
+            dp_epsilon=run.request.dp_epsilon, dp_noised=run.dp_noised, dp_sigma=run.dp_sigma,
+            facts_modified=run.facts_modified, facts_deleted=run.facts_deleted,
             schemas_modified=run.schemas_modified, schemas_deleted=run.schemas_deleted, physical=mine,
             steps=list(run.steps), audit_hash=chain_hash(request.request_id, run.steps), limits=self._limits(request),
             started_at=run.started_at,
@@ -318,5 +372,6 @@ def _journaled_request(data: dict[str, Any]) -> ForgetRequest:
     return ForgetRequest.model_construct(
         request_id=data["request_id"], tenant=data["tenant"], mode=ForgetMode(data["mode"]), requester=data.get("requester"),
         reason=data.get("reason"), deadline=deadline, created_at=datetime.fromisoformat(data["created_at"]), subject=None,
-        identifiers=(), event_ids=(), source=None, agent_id=None, user_id=None, session_id=None,
+        identifiers=(), event_ids=(), source=None, agent_id=None, user_id=None, session_id=None, within=None,
+        dp_epsilon=data.get("dp_epsilon"),
     )

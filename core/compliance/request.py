@@ -6,7 +6,9 @@ given; they combine with OR, because an erasure request is about a person, and a
 data is found by any of their names (a subject "Alice Smith" with identifiers
 ``["alice@x.com", "+33 6 12 34 56 78"]`` finds events that mention either). The scope fields
 (``agent_id``, ``user_id``, ``session_id``) select every event of that scope; ``tenant`` bounds
-all of it.
+all of it. ``within`` is an AND scope (:class:`ForgetWithin`: agent, user, session and entity
+must *all* match): alone it selects every event of that scope (a framework's "clear this
+memory"); with other selectors it bounds them, so nothing outside the scope is touched.
 
 A request is validated when built; a mistake raises :class:`InvalidForgetRequestError`
 naming the field, so an erasure never "succeeds" on a request that could not match what the
@@ -28,7 +30,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from deltacore.errors import DeltaCoreError, first_validation_error
 from deltacore.model.base import FROZEN, as_utc, new_id, utc_now
 
-__all__ = ["ForgetMode", "ForgetRequest", "InvalidForgetRequestError", "coerce_requests"]
+__all__ = ["ForgetMode", "ForgetRequest", "ForgetWithin", "InvalidForgetRequestError", "coerce_requests"]
 
 
 class InvalidForgetRequestError(DeltaCoreError, ValueError):
@@ -66,7 +68,42 @@ class ForgetMode(StrEnum):
         return self in (ForgetMode.FULL, ForgetMode.VERIFIED)
 
 
-_SELECTORS = ("subject", "identifiers", "event_ids", "source", "agent_id", "user_id", "session_id")
+_SELECTORS = ("subject", "identifiers", "event_ids", "source", "agent_id", "user_id", "session_id", "within")
+_WITHIN_FIELDS = ("agent_id", "user_id", "session_id", "entity")
+
+
+class ForgetWithin(BaseModel):
+    """An AND scope: an event is inside when *every* given field matches it (inside the
+    request's tenant). ``entity`` matches as ``events(entity=…)`` does: the event's entity
+    index, its actor or its user id.
+
+    >>> ForgetWithin(user_id="alice", session_id="s1").fields()
+    {'user_id': 'alice', 'session_id': 's1'}
+    """
+
+    model_config = FROZEN
+
+    agent_id: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    entity: str | None = None
+
+    @field_validator(*_WITHIN_FIELDS)
+    @classmethod
+    def _text(cls, value: str | None) -> str | None:
+        if value is not None and (not value.strip() or "\x00" in value):
+            raise ValueError("is empty or holds a NUL character; leave it out or give a value")
+        return value
+
+    @model_validator(mode="after")
+    def _bounded(self) -> ForgetWithin:
+        if not self.fields():
+            raise ValueError("names no field; give agent_id, user_id, session_id or entity")
+        return self
+
+    def fields(self) -> dict[str, str]:
+        """The given fields (all must match)."""
+        return {name: getattr(self, name) for name in _WITHIN_FIELDS if getattr(self, name) is not None}
 
 
 class ForgetRequest(BaseModel):
@@ -76,7 +113,9 @@ class ForgetRequest(BaseModel):
     ``identifiers`` are the other strings that identify them (aliases, e-mail, phone…), matched
     like the subject. ``event_ids`` erases those events; ``source`` erases a source's own writes
     and its reputation; ``agent_id`` / ``user_id`` / ``session_id`` erase every event of that
-    scope. Selectors combine with OR, inside ``tenant``.
+    scope. Selectors combine with OR, inside ``tenant``. ``within`` (an AND scope, a
+    :class:`ForgetWithin` or a dict) alone selects every event of that scope; with other
+    selectors it bounds them: only events inside it, and rows pointing at them, are erased.
     """
 
     model_config = FROZEN
@@ -90,7 +129,13 @@ class ForgetRequest(BaseModel):
     agent_id: str | None = None
     user_id: str | None = None
     session_id: str | None = None
+    within: ForgetWithin | None = None
+    """AND scope: alone, every event where all its fields match; with other selectors, their bound."""
     mode: ForgetMode = ForgetMode.FULL
+    dp_epsilon: float | None = Field(default=None, gt=0, le=100)
+    """DP noise on the utilities the subject influenced (``deltacore.compliance.utilities``):
+    the privacy budget ε; smaller is stronger privacy and noisier utilities. ``None``: re-derived
+    exactly, no noise."""
     requester: str | None = None
     """Who asked (kept in the certificate and the journal)."""
     reason: str | None = None
@@ -157,7 +202,7 @@ class ForgetRequest(BaseModel):
     def _selects_something(self) -> ForgetRequest:
         if not any(getattr(self, name) for name in _SELECTORS):
             raise InvalidForgetRequestError(
-                "request", "name what to forget: subject, identifiers, event_ids, source, agent_id, user_id or session_id"
+                "request", "name what to forget: subject, identifiers, event_ids, source, agent_id, user_id, session_id or within"
             )
         if self.subject is not None and len(self.subject.strip()) < 3 and not self.identifiers:
             raise InvalidForgetRequestError(
@@ -168,6 +213,11 @@ class ForgetRequest(BaseModel):
                 "deadline", f"{self.deadline.isoformat()} is already past; erase now without a deadline or fix it"
             )
         return self
+
+    @property
+    def only_within(self) -> bool:
+        """``within`` is the only selector: the request is "every event of this scope"."""
+        return self.within is not None and not any(getattr(self, name) for name in _SELECTORS if name != "within")
 
     def terms(self) -> tuple[str, ...]:
         """Every string that identifies the subject: the subject first, then the identifiers."""

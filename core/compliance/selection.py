@@ -30,6 +30,8 @@ LOG_TABLES = (
     "dc_retrievals", "dc_security_events", "dc_review_queue", "dc_system_events", "dc_delta_migrations", "dc_after_commit",
     # LangGraph checkpoints and their pending writes: conversation state quoting the subject.
     "dc_checkpoints", "dc_checkpoint_writes",
+    # Plan schemas learned from episodes: their templates and slot values quote the tasks.
+    "dc_schemas",
 )  # fmt: skip
 _SAMPLES = 3
 
@@ -58,7 +60,9 @@ class Selection:
             out["source_reputation"] = len(self.source_hmacs)
         for name, touched in self.derived.items():
             if touched:
-                out[f"{name}_slots"] = len(touched)
+                # Facts are touched by slot; utilities by the updates the subject's episodes gave.
+                label = {"utilities": "utility_updates", "reputation": "reputation_sources"}.get(name, f"{name}_slots")
+                out[label] = len(touched)
         return out
 
     @property
@@ -106,29 +110,43 @@ def select_targets(
     matcher = SubjectMatcher(request.terms())
     selection = Selection()
     found: dict[str, None] = {}
-    if request.event_ids:
-        found.update(dict.fromkeys(erasure.existing_events(conn, request.event_ids)))
+    # Ids of another tenant are not this request's (the tenant bounds every selector).
+    named = erasure.event_ids_within(conn, tenant, {}, among=request.event_ids) if request.event_ids else []
+    found.update(dict.fromkeys(named))
     if request.source:
         found.update(dict.fromkeys(erasure.event_ids_where(conn, tenant, "source", [request.source])))
     for column in ("agent_id", "user_id", "session_id"):
         value = getattr(request, column)
         if value:
             found.update(dict.fromkeys(erasure.event_ids_where(conn, tenant, column, [value])))
+    bound = request.within.fields() if request.within is not None else None
+    if bound is not None and request.only_within:
+        found.update(dict.fromkeys(erasure.event_ids_within(conn, tenant, bound)))
     if matcher:
         found.update(dict.fromkeys(erasure.event_ids_named(conn, tenant, list(matcher.index_names))))
-    if matcher or found:
-        narrow = matcher.candidates if matcher else ()  # found events need no text; samples come from matches
-        for (event_id,), text in erasure.scan(conn, "dc_events", tenant, candidates=narrow):
-            if event_id in found or (matcher and matcher.matches(text)):
+        for (event_id,), text in erasure.scan(conn, "dc_events", tenant, candidates=matcher.candidates):
+            if event_id in found or matcher.matches(text):
                 found[event_id] = None
                 _sample(selection, "events", text.split("\n", 1)[0])
+    elif found:
+        # Found by id or scope: no text to match, so only a dry run's samples are read.
+        for _key, text in erasure.scan(conn, "dc_events", tenant, ids=list(found)[:_SAMPLES]):
+            _sample(selection, "events", text.split("\n", 1)[0])
     # Every version of a memory is an event: the older versions of what was found go with it
     # (its hidden history); the newer versions too when the memory was named by id.
     if request.event_ids:
-        found.update(dict.fromkeys(erasure.version_chain(conn, list(erasure.existing_events(conn, request.event_ids)), newer=True)))
+        found.update(dict.fromkeys(erasure.version_chain(conn, named, newer=True)))
     found.update(dict.fromkeys(erasure.version_chain(conn, list(found), newer=False)))
     event_ids = list(found)
+    if bound is not None and not request.only_within:
+        # The AND scope bounds every other selector: what lies outside it stays.
+        event_ids = erasure.event_ids_within(conn, tenant, bound, among=event_ids)
+        # Inside a scope the subject's other traces (log rows, facts and deltas matched by
+        # text anywhere in the tenant) are not this request's to erase.
+        matcher = SubjectMatcher(())
     for store in derived_stores:
+        if store.artifact == "utilities" and not erase_events:
+            continue  # the events stay (a repair of facts): so does what they taught
         selection.derived[store.artifact] = store.touched(conn, event_ids)
     facts = next((s for s in derived_stores if s.artifact == "facts" and hasattr(s, "representatives")), None)
     if matcher and facts is not None:

@@ -46,6 +46,9 @@ DEFAULT_LAMBDA = 0.1
 CAUSAL_BOOST = 2.0
 NECESSARY_FLOOR = 0.5
 MIN_WEIGHT = 0.01
+READ_ONLY_FACTOR = 0.15
+"""Weight factor of a step of a read-only tool (MCP ``readOnlyHint``) that nothing consumed:
+looking at the world rarely is what made an outcome (issue 17)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +109,38 @@ def assign_credit(
     weights = [
         max(value / top, necessary_floor) if step.necessary else value / top for step, value in zip(steps, raw)
     ]
-    total = sum(weights)
+    return _credits(steps, weights, reward, hops)
+
+
+def assign_credit_read_only(
+    steps: Sequence[Step], reward: float, read_only: Collection[str], *, read_only_factor: float = READ_ONLY_FACTOR, **rules: Any
+) -> list[StepCredit]:
+    """:func:`assign_credit` with the steps of read-only tools (ids in ``read_only``) demoted:
+    the terminal step is the last one that is not read-only (a trailing ``check_status`` does not
+    take the outcome's credit), read-only steps earn ``read_only_factor`` of their weight unless
+    they are necessary (their output was consumed, or the caller said so).
+
+    >>> steps = [Step("migrate"), Step("deploy", ("migrate",)), Step("status", ("deploy",))]
+    >>> [round(c.weight, 2) for c in assign_credit_read_only(steps, 1.0, {"status"}, lam=math.log(2))]
+    [0.5, 1.0, 0.07]
+    """
+    ro = set(read_only)
+    last = max((i for i, step in enumerate(steps) if step.id not in ro), default=None)
+    if not ro or last is None:
+        return assign_credit(steps, reward, **rules)
+    head = assign_credit(steps[: last + 1], reward, **rules)
+    lam = rules.get("lam", DEFAULT_LAMBDA)
+    weights = [c.weight * (read_only_factor if c.id in ro and not c.necessary else 1.0) for c in head]
+    weights += [
+        (max(rules.get("necessary_floor", NECESSARY_FLOOR), read_only_factor) if step.necessary else read_only_factor)
+        * math.exp(-lam * (index - last))
+        for index, step in enumerate(steps[last + 1 :], start=last + 1)
+    ]
+    return _credits(steps, weights, reward, {c.id: c.hops for c in head if c.hops is not None})
+
+
+def _credits(steps: Sequence[Step], weights: Sequence[float], reward: float, hops: Mapping[str, int]) -> list[StepCredit]:
+    total = sum(weights) or 1.0
     return [
         StepCredit(
             id=step.id,

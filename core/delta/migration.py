@@ -219,12 +219,13 @@ def _types(spec: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _inferred(args: Mapping[str, Any]) -> dict[str, Param]:
     return {
-        name: Param(name, position, (_json_type(value),), required=True, has_default=False)
+        name: Param(name, position, (json_type(value),), required=True, has_default=False)
         for position, (name, value) in enumerate(args.items())
     }
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON-schema type name of a value (``"string"``, ``"integer"``, ...)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -247,7 +248,7 @@ def _cast(value: Any, param: Param) -> tuple[bool, Any, str | None]:
         if len(matches) != 1:
             return False, None, None
         return True, matches[0], f"{value!r} -> {matches[0]!r}"
-    kind = _json_type(value)
+    kind = json_type(value)
     if not param.types or kind in param.types or (kind == "integer" and "number" in param.types):
         return True, value, None
     for target in param.types:

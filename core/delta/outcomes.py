@@ -8,7 +8,7 @@ module reads an episode from storage, applies them and writes the result back.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +49,11 @@ class Learner:
         drift: DriftRepository,
         decay_rate_per_hour: float,
         settings: LearningSettings | None = None,
+        read_only: Callable[[Connection, str], Mapping[str, bool]] | None = None,
     ) -> None:
         self._database = database
+        self._read_only = read_only
+        """Which tools only read (``readOnlyHint``): their steps earn little credit."""
         self._learning = learning
         self._drift = drift
         self._decay = decay_rate_per_hour
@@ -92,8 +95,13 @@ class Learner:
                 )
                 for row, step in zip(rows, steps)
             ]
-            credits = credit_rules.assign_credit(
-                steps, reward, lam=s.lam, causal_boost=s.causal_boost, necessary_floor=s.necessary_floor, min_weight=s.min_weight
+            tools_ro = self._read_only(conn, tenant) if self._read_only is not None else {}
+            read_only = {
+                row.delta_id for row in rows if row.kind in ("tool_call", "tool_result") and tools_ro.get(row.tool_name or "")
+            }
+            credits = credit_rules.assign_credit_read_only(
+                steps, reward, read_only,
+                lam=s.lam, causal_boost=s.causal_boost, necessary_floor=s.necessary_floor, min_weight=s.min_weight,
             )
             now = time.time()
             updates: list[CreditUpdate] = []

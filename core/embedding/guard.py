@@ -38,5 +38,12 @@ class CheckedEmbedder:
             raise ConfigurationError("embedder", f"returned {matrix.shape[1]} dimensions, earlier {self._dimension}")
         return matrix
 
+    @property
+    def checked(self) -> bool:
+        """Whether the first-use check ran. It writes the store's embedder, so it must not first
+        happen inside another write transaction (a step that embeds while holding SQLite's write
+        lock would wait on itself): a write that would not embed embeds its events while not."""
+        return self._dimension is not None
+
     def embed_one(self, text: str) -> np.ndarray:
         return self([text])[0]

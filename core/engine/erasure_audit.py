@@ -74,6 +74,8 @@ class ErasureAuditMethods:
         ...     memory.verify_erasure("Quentin Marlowe", controls=["Beatrix Olafsson"]).verdict.value
         'ERASURE_INCOMPLETE'
         """
+        # The byte scan reads Chroma's files: a retained control's vector must be there, not pending.
+        self._drain_for_read()  # type: ignore[attr-defined]
         certificate = subject if isinstance(subject, ForgetCertificate) else None
         names = _identifiers(None if certificate is not None else subject, identifiers, certificate is not None)
         chosen = list(controls) if controls is not None else self._retained_controls(names, tenant) if names else []
@@ -173,14 +175,18 @@ class _StoreTarget:
             routers = (*_FINDING_ROUTERS, router)
         elif router != DEFAULT_ROUTE:
             routers = (router,)
-        packets = self.memory.query(
-            text,
-            routers=routers,
-            top_k=top_k,
-            tenant=self.tenant,
-            include_quarantined=True,
-            exclude_tainted=False,
-        )
+        # A probe names the subject: a honeypot alert it raised would log the probe's text in the
+        # security log, a new copy of the subject (measured: dc_security_events.payload after an
+        # audit at 10,000 memories). Probes raise none; other threads' queries still do.
+        with self.memory._alerts_muted():
+            packets = self.memory.query(
+                text,
+                routers=routers,
+                top_k=top_k,
+                tenant=self.tenant,
+                include_quarantined=True,
+                exclude_tainted=False,
+            )
         if router in _EXPANDERS:
             packets = [p for p in packets if router in p.routers]
         return [ProbeHit(event_id=p.id, rank=rank, text=_readable(p)) for rank, p in enumerate(packets, start=1)]

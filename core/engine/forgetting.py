@@ -14,9 +14,12 @@ from deltacore.compliance import ForgetCertificate, ForgetRequest, ForgetStatus,
 from deltacore.compliance.derived import FactRederivation
 from deltacore.compliance.journal import hmac_key
 from deltacore.compliance.pipeline import Forgetter
+from deltacore.compliance.reputation import ReputationRederivation
+from deltacore.compliance.utilities import UtilityRederivation
 from deltacore.errors import NotFoundError
 from deltacore.storage.erasure import ErasureRepository
 from deltacore.storage.reindex import rebuild_index
+from deltacore.storage.vector_swap import rebuild_by_swap
 
 RequestLike = ForgetRequest | str | Mapping[str, Any]
 
@@ -28,7 +31,11 @@ class ForgettingMethods:
     _hot: Any
     _vectors: Any
     _beliefs: BeliefLayer
+    _learner: Any
     config: Any
+    _thaw_for_forget: Any
+    _with_cold_counts: Any
+    _consolidation_derived: Any
 
     def forget(self, request: RequestLike | None = None, /, *, dry_run: bool = False, **fields: Any) -> ForgetCertificate:
         """Erase a subject everywhere and return the certificate that proves it.
@@ -44,7 +51,10 @@ class ForgettingMethods:
         requests = coerce_requests(request, **fields)
         if len(requests) != 1:
             raise InvalidForgetRequestError("request", "forget() takes one request; use forget_many() for a batch")
-        return self._forgetter().forget(requests, dry_run=dry_run)[0]
+        if dry_run:
+            return self._with_cold_counts(self._forgetter().forget(requests, dry_run=True)[0], requests[0])
+        self._thaw_for_forget(requests)  # COLD rows it matches come back to SQL first (engine/consolidation.py)
+        return self._forgetter().forget(requests)[0]
 
     def forget_many(
         self, requests: Sequence[RequestLike], *, dry_run: bool = False
@@ -52,7 +62,12 @@ class ForgettingMethods:
         """Several requests, one certificate each; their physical pass runs once for the batch."""
         if isinstance(requests, (str, ForgetRequest, Mapping)):
             raise InvalidForgetRequestError("requests", "give a list of requests (use forget() for one)")
-        return self._forgetter().forget(coerce_requests(list(requests)), dry_run=dry_run)
+        coerced = coerce_requests(list(requests))
+        if dry_run:
+            certificates = self._forgetter().forget(coerced, dry_run=True)
+            return [self._with_cold_counts(c, r) for c, r in zip(certificates, coerced)]
+        self._thaw_for_forget(coerced)  # COLD rows they match come back to SQL first (engine/consolidation.py)
+        return self._forgetter().forget(coerced)
 
     def forget_status(self, request_id: str) -> ForgetStatus:
         """Where a forget request stands (pending, running, completed, nothing_found), from the
@@ -80,10 +95,18 @@ class ForgettingMethods:
         if index is not None and index.kind == "embedded":
             folder = self.config.path.expanduser() / "chroma"
 
-        def rebuild(tenant: str) -> int:
+        def rebuild(tenant: str) -> Any:
             current = self._vectors.current()
+            if current is None:
+                return 0
             # Large batches: measured 2.2 s instead of 3.0 s for 5,000 vectors (Chroma's per-call cost).
-            return rebuild_index(self._sql, current, [tenant], batch_size=4000) if current is not None else 0
+            if current.names is None:
+                return rebuild_index(self._sql, current, [tenant], batch_size=4000)
+            return rebuild_by_swap(self._sql, current, tenant, batch_size=4000)
+
+        server_folder = None
+        if index is not None and index.kind == "server" and self.config.chroma_server_path is not None:
+            server_folder = self.config.chroma_server_path.expanduser()
 
         return Forgetter(
             self._sql,
@@ -93,13 +116,22 @@ class ForgettingMethods:
             rebuild_vectors=rebuild if index is not None else None,
             vector_kind=kind,
             chroma_folder=folder,
+            chroma_server_folder=server_folder,
             audit=self._audit_forget,
         )
 
     def _derived_stores(self) -> list[Any]:
-        """Every store of artifacts derived from events (``DerivedArtifactStore``). Consolidation
-        registers its schemas here when it lands."""
-        return [self._fact_rederivation()]
+        """Every store of artifacts derived from events (``DerivedArtifactStore``): facts,
+        utilities, reputation and consolidation's merged memories."""
+        alpha = self._learner.settings.alpha
+        trust = self.config.trust
+        reputation = ReputationRederivation(trust.outcome_rate if trust.enabled else 0.0, trust.initial_reputation)
+        return [
+            self._fact_rederivation(),
+            UtilityRederivation(self.config.decay_rate_per_hour, alpha),
+            reputation,
+            self._consolidation_derived(),  # merged memories of erased events (engine/consolidation.py)
+        ]
 
     def _audit_forget(self, request: ForgetRequest, certificate: ForgetCertificate) -> Any:
         verify = getattr(self, "verify_erasure", None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from deltacore.delta.drift import DriftMonitor
@@ -13,7 +13,13 @@ from deltacore.engine.monitoring import traced
 from deltacore.errors import InvalidQueryError
 from deltacore.gateway.quarantine import QuarantineDesk
 from deltacore.ingest.tool_specs import read_tool_specs
-from deltacore.model import Decision, DriftReport, OutcomeReport, PropagationReport, ReviewItem
+from deltacore.model import (
+    Decision,
+    DriftReport,
+    OutcomeReport,
+    PropagationReport,
+    ReviewItem,
+)
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.storage import SQLStore
 
@@ -27,6 +33,10 @@ class LearningMethods:
     _learner: Learner
     _propagator: Propagator
     _quarantine: QuarantineDesk
+
+    # Defined by PlanMethods (engine/plans.py), mixed into the same class.
+    _plans_observe: Callable[[Mapping[str, Any] | Sequence[Any], str], None]
+    _plans_after_outcome: Callable[[str, str], None]
 
     def observe_tools(
         self, tools: Mapping[str, Any] | Sequence[Any], *, tenant: str = "default", source: str | None = None
@@ -43,7 +53,9 @@ class LearningMethods:
             specs, rejected = read_tool_specs(tools)
         except TypeError as exc:
             raise InvalidQueryError("tools", str(exc)) from exc
-        return self._drift.observe(specs, tenant, source, rejected)
+        report = self._drift.observe(specs, tenant, source, rejected)
+        self._plans_observe(tools, tenant)  # readOnlyHint and tool metadata, for plan credit (engine/plans.py)
+        return report
 
     def recall_decisions(
         self,
@@ -73,6 +85,7 @@ class LearningMethods:
             raise InvalidQueryError("top_k", f"must be a positive integer, got {top_k!r}")
         if not 0.0 <= min_confidence <= 1.0:
             raise InvalidQueryError("min_confidence", f"must be in [0, 1], got {min_confidence!r}")
+        self._drain_for_read()  # type: ignore[attr-defined]  # pending vectors of this process's writes
         return self._decisions.recall(
             context,
             tool=tool,
@@ -118,6 +131,7 @@ class LearningMethods:
         whose utility oscillates is flagged ``unstable`` and queued for review."""
         report = self._learner.record_outcome(episode_id, reward, tenant, necessary)
         self._quarantine.learn_from_outcome(report)
+        self._plans_after_outcome(tenant, episode_id)  # the episode's plan pattern as a schema (engine/plans.py)
         return report
 
     @traced("update_memory")

@@ -108,6 +108,8 @@ class MonitoringMethods:
         >>> memory.monitor("default").memories  # doctest: +SKIP
         42
         """
+        if not any(writes_queued(level) for level in self._governor.levels().values()):
+            self._drain_for_read()  # pending vector writes count as written, unless level 4+ queues them
         now = time.time()
         with self._sql.reader() as conn:
             known = self._economy.tenants(conn)

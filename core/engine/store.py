@@ -33,7 +33,7 @@ from deltacore.gateway.quarantine import QuarantineDesk
 from deltacore.governor import TokenCounter
 from deltacore.delta.ids import delta_id_for
 from deltacore.ingest.after_commit import AfterCommitSteps
-from deltacore.ingest.batch import coerce_batch, coerce_channel
+from deltacore.ingest.batch import coerce_batch, coerce_channel, with_principal
 from deltacore.ingest.pipeline import IngestPipeline
 from deltacore.ingest.validation import FieldLimits
 from deltacore.ingest.steps import BeliefStep, HoneypotStep, OutboxStep, SchemaDriftStep
@@ -56,14 +56,19 @@ from deltacore.model.explain import QueryExplanation
 from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
-from deltacore.belief import BeliefLayer, belief_extractor
+from deltacore.belief import BeliefLayer, belief_extractor, slot_matcher
 from deltacore.engine.beliefs import BeliefMethods
+from deltacore.engine.consolidation import ConsolidationMethods
 from deltacore.engine.erasure_audit import ErasureAuditMethods
 from deltacore.engine.forgetting import ForgettingMethods
 from deltacore.engine.learning import LearningMethods
+from deltacore.engine.plans import PlanMethods
+from deltacore.learning import PlanRecall, SchemaBook
+from deltacore.storage.plan_store import PlanRepository
 from deltacore.engine.monitoring import MonitoringMethods, traced
 from deltacore.engine.lifecycle import ClosedGuard
 from deltacore.engine.trust import TrustMethods
+from deltacore.engine.vector_writes import VectorWriteMethods
 from deltacore.engine.arguments import check_keys
 from deltacore.engine.health import HealthChecks, open_sql
 from deltacore.storage import HotTier
@@ -88,6 +93,7 @@ log = logging.getLogger(__name__)
 class DeltaCore(
     ClosedGuard,
     LearningMethods,
+    PlanMethods,
     TrustMethods,
     BeliefMethods,
     HealthChecks,
@@ -96,6 +102,8 @@ class DeltaCore(
     MonitoringMethods,
     VersionMethods,
     BackupMethods,
+    ConsolidationMethods,
+    VectorWriteMethods,
 ):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
@@ -117,6 +125,7 @@ class DeltaCore(
                 collection_prefix=config.collection_prefix,
                 refuse_second_writer=config.multi_process == "refuse",
                 read_only=config.read_only,
+                embed=self._embed_pending,  # events committed without a vector (vector_writes="background")
             )
         except StoreLockedError:
             self._sql.close()
@@ -125,7 +134,8 @@ class DeltaCore(
         self._honeypots = Honeypots(self._sql, self._trust, config.trust, self._embedder)
         self._quarantine = QuarantineDesk(self._sql, self._trust, config.trust)
         learning, drift = LearningRepository(self._sql), DriftRepository(self._sql)
-        self._learner = Learner(self._sql, learning, drift, config.decay_rate_per_hour)
+        self._plan_repo = PlanRepository(self._sql)  # read-only tools demote their steps' credit (issue 17)
+        self._learner = Learner(self._sql, learning, drift, config.decay_rate_per_hour, read_only=self._plan_repo.read_only_tools)
         self._drift = DriftMonitor(self._sql, drift, learning, config.decay_rate_per_hour)
         self._propagator = Propagator(self._sql)
         self._beliefs = BeliefLayer(
@@ -133,6 +143,7 @@ class DeltaCore(
             config.belief,
             extractor=belief_extractor(config.belief, self._embedder),
             newcomers=lambda conn, tenant, sources: newcomer_sources(conn, config.trust, tenant, sources),
+            slots=slot_matcher(config.belief, self._embedder),
         )
         self._pipeline = IngestPipeline(
             self._sql,
@@ -143,6 +154,7 @@ class DeltaCore(
             FieldLimits.of(config),
             self._after_commit_steps(),
             dedupe=config.dedupe,
+            embed_inline=self._embeds_inline,  # engine/vector_writes.py
         )
         self._retriever = Retriever(
             self._sql,
@@ -164,17 +176,23 @@ class DeltaCore(
         self._decisions = DecisionRecall(
             self._sql, DecisionRepository(self._sql), drift, self._embedder.embed_one, config.decay_rate_per_hour
         )
+        # Plans as schemas (issue 17): recall_plans, declare_failure, schema_* (engine/plans.py).
+        self._plan_recall = PlanRecall(self._sql, self._plan_repo, drift, self._embedder)
+        self._schemas = SchemaBook(self._sql, self._plan_repo, self._plan_recall)
+        self._init_vector_writes()  # engine/vector_writes.py
         self._init_governance()  # budgets, degradation levels, monitoring, telemetry (monitoring.py)
+        self._init_consolidation()  # Layer 5: cycles, the COLD tier, the trigger thread (engine/consolidation.py)
         self._open_checks(read_only_because)  # crash recovery and the vector index checked against SQL (engine/health.py)
         if not self.config.read_only:
             self._resume_forgets()  # a forget interrupted by a crash finishes before any new call
 
     def _after_commit_steps(self) -> AfterCommitSteps:
         """What follows every committed write, in order (later layers register theirs)."""
-        steps = AfterCommitSteps(self._sql, AfterCommitJournal())
+        # SQLite serialises writers, so durable steps can share the write's one commit (fsync).
+        steps = AfterCommitSteps(self._sql, AfterCommitJournal(), in_write_transaction=self._sql.dialect.is_sqlite)
         steps.register(TrustPlaybookStep(self.config.trust, self._trust, self._propagator))
         steps.register(BeliefStep(self._beliefs))
-        steps.register(OutboxStep(self._apply_outbox_after_write))
+        steps.register(OutboxStep(self._vectors_after_write))
         steps.register(SchemaDriftStep(self._drift))
         steps.register(HoneypotStep(self._honeypots))
         return steps
@@ -211,7 +229,9 @@ class DeltaCore(
         Every other call on a closed store raises :class:`~deltacore.errors.StoreClosedError`."""
         if self._closed:
             return
-        self._closed = True
+        self._stop_consolidation()  # a running cycle may still write vectors
+        self._stop_vector_writes()  # drains what is pending while the index is still open
+        self._refuse_calls()  # engine/lifecycle.py: every later public call raises StoreClosedError
         self._retriever.close()
         self._vectors.close()
         self._sql.close()
@@ -232,13 +252,17 @@ class DeltaCore(
 
     # ---- write path -------------------------------------------------------------------------
 
-    def ingest(self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None) -> IngestResult:
+    def ingest(
+        self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None, principal: str | None = None
+    ) -> IngestResult:
         """Store a batch of events (the write primitive).
 
         Good events are stored even when others are rejected; ``IngestResult.rejected`` says
         which and why. ``channel`` is where the events really came from (user, tool, document…).
+        ``principal`` is who is actually speaking as the host authenticated it (set on every
+        event that names none): a ``source`` that claims another voice is then an impersonation.
         """
-        return self._governed_ingest(coerce_batch(events), coerce_channel(channel))
+        return self._governed_ingest(with_principal(coerce_batch(events), principal), coerce_channel(channel))
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id (the id of the stored copy for a duplicate)."""
@@ -274,7 +298,8 @@ class DeltaCore(
                 fields.setdefault("text", criteria)
             criteria = _build_criteria(fields)
         if not explain:
-            return self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
+            packets = self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
+            return self._with_cold(criteria, packets) if criteria.include_cold else packets
         trace: dict[str, Any] = {}
         return explain_query(criteria, trace, self._governed_query(criteria, trace=trace))
 
@@ -309,6 +334,9 @@ class DeltaCore(
                 event_id = self._sql.head_version(conn, event_id) or event_id
             row = self._sql.fetch_events(conn, [event_id]).get(event_id)
         if row is None:
+            archived = self._cold_event(event_id)  # consolidation moved it to the COLD tier
+            if archived is not None:
+                return archived
             raise NotFoundError(f"no event with id {event_id!r}")
         return event_from_row(row)
 
@@ -374,6 +402,7 @@ class DeltaCore(
         )
         if event_ids is not None:
             event_ids = self._all_versions(event_ids)  # a memory's every version goes with it
+            event_ids = self._with_merged_sources(event_ids)  # and a merged memory's originals (consolidation)
         with self._sql.writer() as conn:
             ids = self._sql.select_event_ids(
                 conn, tenant, event_ids, entity=entity, agent_id=agent_id, user_id=user_id, session_id=session_id
@@ -411,6 +440,7 @@ class DeltaCore(
         """Counts and health of the store (all tenants, or one): events, deltas, links, pending
         vector writes, vectors, backends and embedder."""
         check_keys(tenant=tenant)
+        self._drain_for_read()  # pending background vector writes count as written
         counts = self._sql.counts(tenant)
         index = self._vectors.current()
         vectors = None
@@ -427,7 +457,7 @@ class DeltaCore(
             backend=self._sql.dialect.name,
             vector_backend=self._vectors.kind,
             embedder=self._sql.stored_embedder() or self._embedder.name,
-            problems=list(self._problems),
+            problems=[*self._problems, *self._vector_write_problems()],
         )
 
     def checkpoints(self) -> CheckpointRepository:

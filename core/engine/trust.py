@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from deltacore.gateway.quarantine import QuarantineDesk
@@ -13,6 +15,9 @@ from deltacore.storage.trust_store import TrustStore
 
 log = logging.getLogger("deltacore.engine")
 
+# Per thread, so that muting an erasure audit's own probes never silences another caller's query.
+_muted = threading.local()
+
 
 class TrustMethods:
     """Mixed into :class:`~deltacore.DeltaCore`; the collaborators are wired there."""
@@ -21,7 +26,20 @@ class TrustMethods:
     _trust: TrustStore
     _quarantine: QuarantineDesk
 
+    @contextmanager
+    def _alerts_muted(self) -> Iterator[None]:
+        """Queries of this thread raise no honeypot alert meanwhile (an erasure audit's probes
+        name the subject: an alert would copy it into the security log)."""
+        before = getattr(_muted, "on", False)
+        _muted.on = True
+        try:
+            yield
+        finally:
+            _muted.on = before
+
     def _honeypot_alert(self, tenant: str, query: str, canaries: list[str]) -> None:
+        if getattr(_muted, "on", False):
+            return
         log.warning("HONEYPOT_TRIGGERED in tenant %s", tenant)
         with self._sql.writer() as conn:
             self._trust.log(

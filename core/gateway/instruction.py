@@ -154,6 +154,8 @@ _SECRECY = re.compile(
     r"\b(?:do not|don'?t|never|without) (?:tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?) "
     r"(?:the user|users|the human|the customers?|the operator|the admin(?:istrator)?|the owner)\b|\bkeep (?:this|it) (?:secret|hidden|confidential|between us)\b"
 )
+# Somewhere outside the tenant an order could send things to: an e-mail address, a URL, a domain.
+_DESTINATION = re.compile(r"(?<=[\w.+-])@[\w-]+\.\w+|https?://|www\.|\w-*\.(?:com|net|org|io|ru|xyz|ly|example)\b")
 _FIRST_PERSON = re.compile(r"\b(?:me|my|mine|myself|i|i'm|i'd|i'll)\b")
 _THIRD_PARTY = re.compile(r"\b(?:users?|everyone|everybody|anyone|anybody|people|customers?|others|visitors?|clients?)\b")
 _ANSWER_PLANT = re.compile(r"\b(?:answer|reply|respond|say)\s+(?:that|with|:)|\b(?:answer|reply|respond) (?:every|each|all|any)\b")
@@ -169,6 +171,7 @@ _HOUSEHOLD = re.compile(
 )
 _NEGATION = re.compile(r"\b(?:never|don'?t|do not|dont|no one|nobody)\b")
 _WORD = re.compile(r"[a-z']+")
+_IDENTIFIER_HEAD = re.compile(r"[a-z']+[_.][a-z0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +187,23 @@ class ContentAnomaly:
     secrecy, planted answers and orders that reach tools, links or other people count the same
     as in :attr:`score`. ``None``: the same as :attr:`score`."""
     principal_reasons: tuple[str, ...] | None = None
+    task_score: float | None = None
+    """The score when the writer is a person on the user channel speaking as themselves but
+    not the tenant's own user: an immediate request with no scope ("Grant bob reader access to
+    dataset sales_2024") is the task they are giving, not a rule planted for later readers.
+    Orders about the agent's future behaviour, addressed to the agent as a standing rule, that
+    plant answers, hide things or send anything to an outside address or link count in full —
+    only the tenant's own user may give those. ``None``: the same as :attr:`score`."""
+    task_reasons: tuple[str, ...] | None = None
 
-    def for_writer(self, principal: bool) -> tuple[float, tuple[str, ...]]:
-        """The score and reasons that apply to this writer."""
+    def for_writer(self, principal: bool, speaker: bool = False) -> tuple[float, tuple[str, ...]]:
+        """The score and reasons that apply to this writer: the tenant's own user
+        (``principal``), another person speaking as themselves on the user channel
+        (``speaker``), or anyone else."""
         if principal and self.principal_score is not None:
             return self.principal_score, self.principal_reasons or ()
+        if (principal or speaker) and self.task_score is not None:
+            return self.task_score, self.task_reasons or ()
         return self.score, self.reasons
 
 
@@ -207,6 +222,10 @@ def _opens_with_verb(segment: str) -> str | None:
         return None
     # "from now on, …" / "in the future …" lead-ins are handled by the comma split; a bare verb
     # with nothing after it ("stop") is not an order to anyone in particular.
+    # A verb that is the head of an identifier ("grant_access", "run.migrate") names a tool or
+    # a field (a tool result's JSON), it does not give an order.
+    if _IDENTIFIER_HEAD.match(segment, segment.find(words[position])):
+        return None
     if words[position] in _BASE_VERBS and (len(words) - position >= 2 or negated):
         return words[position]
     return None
@@ -272,6 +291,7 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
     addressed = bool(_READER_ADDRESS.search(folded) or _AGENT_VOCATIVE.search(folded))
     best_directive = 0.0
     best_principal = 0.0  # the same, for the principal's own preferences (see ContentAnomaly)
+    best_task = 0.0  # the same, for another person's immediate task (ContentAnomaly.task_score)
     for sentence in _SENTENCE.split(folded):
         if not sentence.strip() or _IDIOM.fullmatch(sentence.strip(" .!")):
             continue
@@ -316,22 +336,35 @@ def analyze_instruction(folded: str) -> ContentAnomaly:
         # Said by the principal, an order about the agent's own speech or persona is theirs to
         # give; one that reaches tools, links, third parties or hides things is not.
         own = value >= 0.6 and not links and not tool and not secrecy and not _THIRD_PARTY.search(sentence)
+        # Said by the principal with no scope of its own ("Grant bob reader access to dataset
+        # sales_2024"), an order for tools is the task at hand, not a rule planted for later.
+        explicit = bool(_SCOPE.search(sentence)) or bool(_QUERY_TRIGGER.search(sentence))
+        task = value >= 0.6 and not explicit and not secrecy and not planting and not addressed
+        # Anyone else's immediate task stays a task only while it neither legislates for the
+        # agent ("the assistant should …") nor sends anything outside (an address, a link).
+        speaker_task = task and not aimed_at_agent and not _DESTINATION.search(sentence)
         best_directive = max(best_directive, value)
-        best_principal = max(best_principal, 0.25 if own else value)
+        best_principal = max(best_principal, 0.15 if task else 0.25 if own else value)
+        best_task = max(best_task, 0.15 if speaker_task else value)
     principal_reasons = list(reasons)
+    task_reasons = list(reasons)
     if best_directive >= 0.6:
         reasons.append("instruction aimed at the agent")
     if best_principal >= 0.6:
         principal_reasons.append("instruction aimed at the agent")
+    if best_task >= 0.6:
+        task_reasons.append("instruction aimed at the agent")
     principal = max(score, min(best_principal, 1.0))
+    task_only = max(score, min(best_task, 1.0))
     score = max(score, min(best_directive, 1.0))
     score, reasons_ = _common_signals(score, list(reasons), trigger, planted, best_directive, authority, secrecy)
     principal, principal_reasons_ = _common_signals(
         principal, principal_reasons, trigger, planted, best_principal, authority, secrecy
     )
-    if principal == score and principal_reasons_ == reasons_:
+    task_only, task_reasons_ = _common_signals(task_only, task_reasons, trigger, planted, best_task, authority, secrecy)
+    if principal == score and principal_reasons_ == reasons_ and task_only == score and task_reasons_ == reasons_:
         return ContentAnomaly(score, reasons_)
-    return ContentAnomaly(score, reasons_, principal, principal_reasons_)
+    return ContentAnomaly(score, reasons_, principal, principal_reasons_, task_only, task_reasons_)
 
 
 def _common_signals(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from deltacore.gateway.principals import same_voice
 from deltacore.gateway.scoring import Verdict
 from deltacore.model import Event, TrustAction
 from deltacore.trust_policy import TrustPolicy
@@ -41,7 +42,7 @@ class DecidedWrite:
         return cls(
             tenant=event.tenant,
             event_id=event.id,
-            source=event.source,
+            source=accountable_source(event),
             score=verdict.score,
             action=verdict.action,
             reasons=tuple(verdict.reasons),
@@ -55,6 +56,15 @@ class DecidedWrite:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecidedWrite:
         return cls(**{**data, "action": TrustAction(data["action"]), "reasons": tuple(data["reasons"])})
+
+
+def accountable_source(event: Event) -> str | None:
+    """Whose reputation a decision moves: the claimed source, unless the write impersonates it
+    (an authenticated principal that is another voice) — then the principal's. Otherwise an
+    impersonator's blocked write would set off E01 against the very speaker it impersonates."""
+    if event.principal is not None and (event.source is None or not same_voice(event.source, event.principal)):
+        return event.principal
+    return event.source
 
 
 def decision_row(policy: TrustPolicy, write: DecidedWrite) -> dict[str, Any] | None:

@@ -31,6 +31,7 @@ from deltacore.gateway.admission import CHANNEL_PRIOR, Admission
 from deltacore.gateway.consistency import contradiction, identifier_bridge, is_single_valued, question_echo
 from deltacore.gateway.instruction import analyze_instruction
 from deltacore.gateway.normalization import fold, readable
+from deltacore.gateway.principals import NO_PRINCIPAL, impersonation, same_voice
 from deltacore.trust_policy import TrustPolicy
 from deltacore.gateway.temporal import plausibility
 from deltacore.gateway.tool_signature import signature_matches
@@ -155,13 +156,25 @@ class TrustScorer:
         reputation = source.reputation if source is not None else policy.initial_reputation
         source_value = CHANNEL_PRIOR[admission.channel] * min(1.0, 0.5 + max(reputation, 0.0))
 
+        # Who is speaking: a claimed voice that is not the authenticated principal impersonates.
+        impersonating = impersonation(event, policy.principal_sources)
+        principal = impersonating is None and _is_principal(event, admission, policy)
+        speaker = impersonating is None and not principal and _speaks_for_itself(event, admission, policy)
+
         # Content anomaly (after undoing obfuscation).
         folded = fold(analysis_text(event))
-        anomaly_score, anomaly_reasons = analyze_instruction(folded).for_writer(_is_principal(event, admission, policy))
+        anomaly = analyze_instruction(folded)
+        anomaly_score, anomaly_reasons = anomaly.for_writer(principal, speaker)
         reasons.extend(anomaly_reasons)
+        exempted = (principal or speaker) and anomaly_score < anomaly.score
 
-        # Semantic consistency: the strongest doubt wins.
-        doubts = [question_echo(folded, self._questions(conn, event, source)), identifier_bridge(readable(event.text))]
+        # Semantic consistency: the strongest doubt wins. An agent loop's own tool calls and
+        # results pass identifiers along by design (a grant names a principal and a dataset):
+        # that is not a record bridging one identity to another.
+        agent_step = _agent_step(event, admission)
+        doubts = [question_echo(folded, self._questions(conn, event, source))]
+        if not agent_step:
+            doubts.append(identifier_bridge(readable(event.text)))
         if event.kind not in (EventKind.TOOL_CALL, EventKind.OUTCOME, EventKind.FEEDBACK):
             claim = _claim(event)
             if claim is not None and is_single_valued(*claim[:2]):
@@ -178,8 +191,10 @@ class TrustScorer:
             reasons.append(worst.reason)
 
         # Temporal plausibility relative to the source's own sequence.
+        # An agent loop's steps come in bursts by nature; a burst is judged on what people write.
         temporal, temporal_reasons = plausibility(
-            event.ts.timestamp(), now, source.latest if source else None, source.times if source else [], policy
+            event.ts.timestamp(), now, source.latest if source else None,
+            source.times if source and not agent_step else [], policy,
         )
         reasons.extend(temporal_reasons)
 
@@ -202,7 +217,15 @@ class TrustScorer:
             reasons.append(tool_reason or "tool signature does not match")
         score = round(max(0.0, min(1.0, score)), 4)
 
+        if impersonating is not None:
+            # The host says who is speaking and the write claims someone else: never a
+            # first-party record. Quarantined for review (a reviewer may release it), so it
+            # cannot compete with the real speaker's own account.
+            score = min(score, round(max(policy.quarantine, policy.slow_path - 0.01), 4))
+            reasons.append(impersonating)
         action = policy.route(score)
+        if event.principal is None and (exempted or action is not TrustAction.ACCEPT):
+            reasons.append(NO_PRINCIPAL)
         if action is TrustAction.ACCEPT and source is not None and source.status == SUSPICIOUS:
             action = TrustAction.TAG
             reasons.append("source is suspicious")
@@ -227,21 +250,49 @@ class TrustScorer:
         return source.questions
 
 
+def _agent_step(event: Event, admission: Admission) -> bool:
+    """A step of an agent loop: a tool call, result or outcome on the agent, tool or system channel."""
+    return event.kind in (EventKind.TOOL_CALL, EventKind.TOOL_RESULT, EventKind.OUTCOME) and admission.channel in (
+        Channel.AGENT, Channel.TOOL, Channel.SYSTEM
+    )
+
+
 def _is_principal(event: Event, admission: Admission, policy: TrustPolicy) -> bool:
     """The tenant's own user speaking for themselves (``TrustPolicy.principal_preferences``):
-    the user channel, the user's role, and no other voice named in the source or the actor."""
+    the user channel, the user's role, and no other voice named in the source or the actor.
+    An authenticated principal (already checked not to be impersonated) that is the scope's
+    user is the principal whatever its source label."""
     if not policy.principal_preferences or admission.channel is not Channel.USER:
         return False
     if event.kind not in (EventKind.MESSAGE, EventKind.FACT, EventKind.FEEDBACK):
         return False
     if (event.role or "user").lower() not in ("user", "human"):
         return False
+    if event.principal is not None and event.user_id is not None and same_voice(event.user_id, event.principal):
+        return True
     if event.actor is not None and event.actor != event.user_id:
         return False
     source = event.source
     if source is None or (event.user_id is not None and source in (event.user_id, f"user:{event.user_id}")):
         return True
     return source.startswith(tuple(policy.principal_sources))
+
+
+def _speaks_for_itself(event: Event, admission: Admission, policy: TrustPolicy) -> bool:
+    """A person on the user channel, in the user's role, giving no voice but their own (not
+    impersonating, checked before; no ``actor`` other than the source or principal): their
+    immediate tasks are tasks (``ContentAnomaly.task_score``). A scope's user of its own
+    (``user_id``) is the only one who speaks for that scope."""
+    if not policy.principal_preferences or admission.channel is not Channel.USER:
+        return False
+    if event.kind not in (EventKind.MESSAGE, EventKind.FACT, EventKind.FEEDBACK):
+        return False
+    if (event.role or "user").lower() not in ("user", "human"):
+        return False
+    if event.user_id is not None:
+        return False
+    voice = event.principal or event.source
+    return event.actor is None or voice is None or same_voice(event.actor, voice)
 
 
 def _namespace(action: TrustAction, admission: Admission) -> Namespace | None:

@@ -86,6 +86,23 @@ def coerce_batch(events: Any) -> list[Any]:
     return list(events)
 
 
+def with_principal(batch: list[Any], principal: str | None) -> list[Any]:
+    """The batch with ``principal`` (``DeltaCore.ingest(..., principal=...)``) on every item that
+    names none of its own: the host's authenticated speaker for the whole call."""
+    if principal is None:
+        return batch
+    if not isinstance(principal, str) or not principal.strip():
+        raise InvalidEventError("principal", "expected the authenticated speaker's id as a non-empty string, or None")
+    out = []
+    for item in batch:
+        if isinstance(item, Event) and item.principal is None:
+            item = item.model_copy(update={"principal": principal})
+        elif isinstance(item, dict) and item.get("principal") is None:
+            item = {**item, "principal": principal}
+        out.append(item)
+    return out
+
+
 def coerce_channel(channel: Channel | str | None) -> Channel | None:
     """The channel a caller named, or None (each event's own is inferred then)."""
     if channel is None or channel == "":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -77,8 +77,13 @@ class IngestPipeline:
         limits: FieldLimits | int,
         after_commit: AfterCommitSteps,
         dedupe: str = "occurrence",
+        embed_inline: bool | Callable[[], bool] = True,
     ) -> None:
         self._dedupe = dedupe  # DeltaCoreConfig.dedupe
+        # DeltaCoreConfig.vector_writes: "background" commits without vectors; the outbox
+        # drain embeds them in batches, so a write costs no embedder call. A callable is asked
+        # per write (a process that cannot drain the outbox embeds its writes itself).
+        self._embed_inline = embed_inline if callable(embed_inline) else (lambda: embed_inline)
         self._store = store
         self._gateway = gateway
         self._extractor = extractor
@@ -111,8 +116,10 @@ class IngestPipeline:
             return IngestResult(event_ids=event_ids, duplicates=duplicates, rejected=list(batch.rejected))
 
         # Embedding is the slow part and needs no lock: it runs outside any transaction.
+        # The store's first write embeds even with background writes: that first call checks the
+        # embedder against the store (CheckedEmbedder.checked) on real texts, not a probe text.
         vectors: dict[str, np.ndarray] = {}
-        if new:
+        if new and (self._embed_inline() or not getattr(self._embedder, "checked", True)):
             matrix = embed_texts(self._embedder, [embedding_text(s.event) for s in new])
             vectors = {s.event.id: row for s, row in zip(new, matrix)}
 
@@ -146,9 +153,9 @@ class IngestPipeline:
                 decided=tuple(sorted((s for s in [*stored, *blocked] if s.verdict is not None), key=lambda s: s.index)),
                 tenants=frozenset(item.event.tenant for item in batch.items),
             )
-            journaled = self.after_commit.journal(conn, committed)
+            durable = self.after_commit.apply_durable(conn, committed)
         self._store.note_inserted(len(inserted))
-        outcomes = self.after_commit.run(committed, journaled)
+        outcomes = self.after_commit.run(committed, durable)
 
         for s in new:
             event_ids[s.index] = s.event.id

@@ -21,10 +21,15 @@ from deltacore.model import Event, Namespace
 
 def embedding_text(event: Event) -> str:
     """What is embedded for an event: its text, and for a tool call its name and arguments."""
-    if event.tool_name:
-        args = json.dumps(event.tool_args, sort_keys=True, default=str) if event.tool_args else ""
-        return " ".join(part for part in (event.text, event.tool_name, args) if part)
-    return event.text
+    return embedding_text_of(event.text, event.tool_name, event.tool_args)
+
+
+def embedding_text_of(text: str, tool_name: str | None, tool_args: Any) -> str:
+    """:func:`embedding_text` from the stored columns (background vector writes embed rows)."""
+    if tool_name:
+        args = json.dumps(tool_args, sort_keys=True, default=str) if tool_args else ""
+        return " ".join(part for part in (text, tool_name, args) if part)
+    return text or ""
 
 
 def build_write_set(
@@ -66,12 +71,16 @@ def build_write_set(
                 "tool_schema_hash": event.tool_schema_hash,
                 "entities": list(event.entities),
                 "parent_ids": list(event.parent_ids),
-                "meta": event.meta,
+                # The authenticated principal is kept with the record (audit), not in a column.
+                "meta": event.meta if event.principal is None else {**event.meta, "principal": event.principal},
                 # What the memory costs in a prompt: a tool call with no text is shown as its
                 # tool and arguments, never as free.
                 "token_count": tokens.count(event.text or embedding_text(event)),
                 "has_time": int(has_time_expression(event.text)),
-                "embedding": np.ascontiguousarray(vectors[event.id], dtype=np.float32).tobytes(),
+                # No vector yet with background vector writes: the outbox drain embeds it.
+                "embedding": (
+                    np.ascontiguousarray(vectors[event.id], dtype=np.float32).tobytes() if event.id in vectors else None
+                ),
                 "created_at": now,
             }
         )

@@ -27,9 +27,21 @@ from deltacore.model.results import CausalChain, DeleteResult, IngestResult, Sto
 from deltacore.model.scope import SCOPE_FIELDS, Scope, ScopeFilter
 from deltacore.model.trust import Channel, Namespace, QuarantineReview, SecurityEvent, TrustAction, TrustDecision
 from deltacore.model.versions import MemoryVersion, UpdateResult
+from deltacore.model.consolidation import ConsolidationPhase, ConsolidationReport, ConsolidationStatus
 from deltacore.model.explain import PacketExplanation, QueryExplanation, RouterChoice, RouterScore
+from deltacore.model.plans import Migration, Plan, PlanEvidence, PlanStep, Schema, SchemaStep, Slot
 
 __all__ = [
+    "ConsolidationPhase",
+    "ConsolidationReport",
+    "ConsolidationStatus",
+    "Migration",
+    "Plan",
+    "PlanEvidence",
+    "PlanStep",
+    "Schema",
+    "SchemaStep",
+    "Slot",
     "SCOPE_FIELDS",
     "CausalChain",
     "Channel",

@@ -47,7 +47,7 @@ class Event(Scoped):
     actor: str | None = None
     """Who produced it: a speaker, an agent name, a tool."""
     source: str | None = None
-    """Identity of the writer for provenance and reputation (e.g. ``"user:42"``)."""
+    """Identity of the writer for provenance and reputation (e.g. ``"user:42"``): a *claim*."""
     scope: Scope = Field(default_factory=Scope)
     """Tenant, agent, user and session; given and dumped as the flat fields ``tenant``,
     ``agent_id``, ``user_id``, ``session_id``."""
@@ -64,6 +64,11 @@ class Event(Scoped):
     entities: tuple[str, ...] = ()
     """People, tools, services this event is about (used for lookup and deletion)."""
     meta: dict[str, Any] = Field(default_factory=dict)
+    # Last: dumps and exports keep the field order they had before principals existed.
+    principal: str | None = Field(default=None, max_length=256)
+    """Who is actually speaking, as the host authenticated it (its user id, the framework's
+    message sender). A claimed voice (``source``, an "as <name>:" in the text) that differs from
+    it is an impersonation signal, never a first-party record; ``None``: nothing is authenticated."""
 
     @field_validator("ts")
     @classmethod

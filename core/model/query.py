@@ -77,7 +77,7 @@ class QueryCriteria(Scoped):
         "text", "entity", "action", "outcome", "kinds", "time_range", "min_utility", "min_confidence", "min_trust",
         "exclude_stale", "exclude_tainted", "include_quarantined", "for_decision", "tenant", "agent_id",
         "agent_filter", "user_id", "session_id", "episode_id", "exclude_episode_id", "top_k", "routers",
-        "max_tokens", "include_deltas", "as_of",
+        "max_tokens", "include_deltas", "as_of", "include_cold",
     )
     _flat_omit_none: ClassVar[tuple[str, ...]] = ("agent_id",)
 
@@ -119,6 +119,9 @@ class QueryCriteria(Scoped):
     as_of: datetime | None = None
     """Answer as it stood then: the facts valid at this time rank first, memories written
     after it are left out unless they state a fact valid then (naive = UTC)."""
+    include_cold: bool = False
+    """Also search the COLD tier (memories consolidation archived to Parquet); their packets
+    carry ``meta["tier"] == "cold"``."""
 
     @field_validator("as_of")
     @classmethod

@@ -94,15 +94,20 @@ class RetrievalDefence:
         if not self.policy.enabled or not fused:
             return fused
         ids = [item_id for item_id, _, _ in fused]
-        info, details = _trust_info(conn, ids)
+        info, details, parents = _trust_info(conn, ids)
         vectors = _Vectors(conn)  # fetched once per query, shared by the rules that need them
-        hearsay = self._hearsay(vectors, info, details, for_decision, query)
+        derived = _derived_from(conn, self.policy, details, parents)
+        hearsay = self._hearsay(vectors, info, details, for_decision, query, derived)
         weights = self._corroboration(
             conn, info, for_decision, tenant, dict(semantic) if semantic is not None else None, details, set(hearsay),
             vectors,
         )
+        # Independent doubts compound: a newcomer's uncorroborated record that is also hearsay
+        # against a principal's own account must rank below the merely demoted candidates of
+        # people with standing (by ``min`` it tied with them, and a trigger backdoor — built to
+        # be a triggered query's nearest neighbour — won the tie).
         for event_id, weight in hearsay.items():
-            weights[event_id] = min(weights.get(event_id, 1.0), weight)
+            weights[event_id] = weights.get(event_id, 1.0) * weight
         for event_id, weight in self._cones(conn, ids).items():
             weights[event_id] = weights.get(event_id, 1.0) * weight
         if not weights:
@@ -117,10 +122,12 @@ class RetrievalDefence:
 
     def _hearsay(
         self, fetch: _Vectors, info: dict[str, tuple[str, float, str | None]], details: dict[str, tuple[str | None, str, str]],
-        for_decision: bool, query: str | None = None,
+        for_decision: bool, query: str | None = None, derived: dict[str, set[str]] | None = None,
     ) -> dict[str, float]:
         """Weights of the hearsay candidates that compete with their principal's own account
-        unconfirmed (see the module docstring, rule 3)."""
+        unconfirmed (see the module docstring, rule 3). ``derived``: the agent's own records →
+        the sources of the trusted turns they cite (``_derived_from``): not hearsay about those."""
+        derived = derived or {}
         policy = self.policy
         if not policy.first_party_authority:
             return {}
@@ -144,7 +151,7 @@ class RetrievalDefence:
             # conversation address the other speaker by name, and the regexes are the cost.
             for name in spoken_about(details[event_id][1]) - own[event_id]:
                 sources = principal_sources(name, by_name)
-                if sources and source not in sources:
+                if sources and source not in sources and not sources & derived.get(event_id, set()):
                     others[name] = sources
             if others:
                 named[event_id] = others
@@ -164,7 +171,12 @@ class RetrievalDefence:
         if not named and not asked:
             return {}
         principals_sources = {s for about in (named, asked) for p in about.values() for ss in p.values() for s in ss}
-        first_party = {event_id for event_id, (_, _, source) in info.items() if source in principals_sources}
+        # A principal's own account is a trusted record at fast-path trust: a write that only
+        # claims their source (an impersonation, sent down the slow path) speaks for no one.
+        first_party = {
+            event_id for event_id, (namespace, trust, source) in info.items()
+            if source in principals_sources and namespace == Namespace.TRUSTED.value and trust >= policy.fast_path
+        }
         vectors = fetch(list(set(named) | set(asked) | first_party))
         # Cosines of every judged memory to every first-party one: one matrix product (a
         # question about a principal judges about half the pool against the other half).
@@ -313,13 +325,38 @@ class RetrievalDefence:
 
 def _trust_info(
     conn: Connection, ids: Sequence[str]
-) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str, str]]]:
-    """(namespace, trust, source) and (actor, text, channel) of each candidate."""
-    found, details = {}, {}
+) -> tuple[dict[str, tuple[str, float, str | None]], dict[str, tuple[str | None, str, str]], dict[str, tuple[str, ...]]]:
+    """(namespace, trust, source), (actor, text, channel) and parent ids of each candidate."""
+    found, details, parents = {}, {}, {}
     for row in trust_rows(conn, ids):
         found[row.id] = (row.namespace, float(row.trust), row.source)
         details[row.id] = (row.actor, row.text, row.channel)
-    return found, details
+        if row.parent_ids:
+            parents[row.id] = tuple(row.parent_ids)
+    return found, details, parents
+
+
+# Channels whose writes are the agent's own (the host attributes them to it, no one can type
+# into them): only there does a cited parent make a record derived rather than hearsay.
+_AGENT_OWN = frozenset({Channel.AGENT.value, Channel.SYSTEM.value})
+
+
+def _derived_from(
+    conn: Connection, policy: TrustPolicy, details: dict[str, tuple[str | None, str, str]], parents: dict[str, tuple[str, ...]]
+) -> dict[str, set[str]]:
+    """The agent's own records (agent or system channel) → the sources of the trusted,
+    fast-path turns they cite in ``parent_ids``. An observation the agent derived from
+    Caroline's own turns is first-party material about Caroline, not a third party's account;
+    one citing nothing (or only untrusted records) stays hearsay. A user-channel write that
+    cites parents is not helped: anyone can type an id."""
+    cited = {i: ps for i, ps in parents.items() if details[i][2] in _AGENT_OWN}
+    if not cited or not policy.first_party_authority:
+        return {}
+    trusted = {
+        row.id: row.source for row in trust_rows(conn, list({p for ps in cited.values() for p in ps}))
+        if row.source and row.namespace == Namespace.TRUSTED.value and float(row.trust) >= policy.fast_path
+    }
+    return {i: found for i, ps in cited.items() if (found := {trusted[p] for p in ps if p in trusted})}
 
 
 class _Vectors:

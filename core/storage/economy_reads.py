@@ -53,28 +53,26 @@ class EconomyReads:
             return func.coalesce(func.length(cast(column, LargeBinary)), 0)
         return func.coalesce(func.octet_length(column), 0)
 
+    def _write_totals(self, now: float) -> list[Any]:
+        """The columns both the quota and ``monitor()`` sum over events: bytes of the memories
+        (text and vector), tokens written in the last 24 h, tokens written ever."""
+        return [
+            func.coalesce(
+                func.sum(self._bytes(events.c.text) + self._bytes(events.c.embedding)), 0
+            ),
+            func.coalesce(
+                func.sum(events.c.token_count).filter(events.c.created_at >= now - DAY), 0
+            ),
+            func.coalesce(func.sum(events.c.token_count), 0),
+        ]
+
     def usage(
         self, conn: Connection, tenant: str, now: float | None = None
     ) -> dict[str, int]:
         """What a tenant's quota counts: memories, their bytes, tokens written in 24 h."""
         now = time.time() if now is None else now
         row = conn.execute(
-            select(
-                func.count(),
-                func.coalesce(
-                    func.sum(
-                        self._bytes(events.c.text) + self._bytes(events.c.embedding)
-                    ),
-                    0,
-                ),
-                func.coalesce(
-                    func.sum(events.c.token_count).filter(
-                        events.c.created_at >= now - DAY
-                    ),
-                    0,
-                ),
-                func.coalesce(func.sum(events.c.token_count), 0),
-            ).where(events.c.tenant == tenant)
+            select(func.count(), *self._write_totals(now)).where(events.c.tenant == tenant)
         ).one()
         dimension = conn.execute(
             select(store_meta.c.value).where(store_meta.c.key == "embedding_dimension")
@@ -103,23 +101,7 @@ class EconomyReads:
                 .group_by(events.c.namespace)
             ).all()
         )
-        totals = conn.execute(
-            select(
-                func.coalesce(
-                    func.sum(
-                        self._bytes(events.c.text) + self._bytes(events.c.embedding)
-                    ),
-                    0,
-                ),
-                func.coalesce(
-                    func.sum(events.c.token_count).filter(
-                        events.c.created_at >= now - DAY
-                    ),
-                    0,
-                ),
-                func.coalesce(func.sum(events.c.token_count), 0),
-            ).where(where(events))
-        ).one()
+        totals = conn.execute(select(*self._write_totals(now)).where(where(events))).one()
 
         def count(table: Any, *conditions: Any) -> int:
             return int(

@@ -9,18 +9,20 @@ deletes or rewrites exactly the keys it is given, and runs each backend's clean-
 from __future__ import annotations
 
 import json
-import shutil
-import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, Text, cast, delete, literal, or_, select, update
+from sqlalchemy import Connection, Engine, Table, delete, select, update
 
 from deltacore.storage import tables as t
 from deltacore.storage.checkpoint_store import checkpoint_writes, checkpoints
+from deltacore.storage.erasure_physical import chroma_folder_cleanup, hnsw_scrub, sqlite_physical
+from deltacore.storage.erasure_physical import postgres_physical as _postgres_physical
+from deltacore.storage.plan_store import schemas as plan_schemas
+from deltacore.storage.filters import entity_filter
 from deltacore.storage.id_lists import chunks
+from deltacore.storage.text_narrowing import candidate_clause
 
 TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
     # Every column that can hold a person's words or identifiers (free text, names, ids, JSON).
@@ -39,6 +41,9 @@ TEXT_COLUMNS: dict[str, tuple[str, ...]] = {
     # bytes are read as UTF-8, where msgpack and JSON keep strings as they are.
     "dc_checkpoints": ("thread_id", "checkpoint", "metadata", "metadata_json"),
     "dc_checkpoint_writes": ("thread_id", "channel", "value"),
+    # Plan schemas learned from episodes (issue 17): templates, situations and slot values quote
+    # the episodes' tasks, so a version naming the subject goes (plans re-learn from what remains).
+    "dc_schemas": ("schema_id", "body", "note"),
 }
 """Table → the columns a scan for a subject's strings must read."""
 
@@ -56,6 +61,7 @@ _TABLES: dict[str, Table] = {
     "dc_after_commit": t.after_commit_journal,
     "dc_checkpoints": checkpoints,
     "dc_checkpoint_writes": checkpoint_writes,
+    "dc_schemas": plan_schemas,
 }
 
 KEYS: dict[str, tuple[str, ...]] = {name: tuple(c.name for c in table.primary_key.columns) for name, table in _TABLES.items()}
@@ -63,16 +69,6 @@ KEYS["dc_events"] = ("id",)  # unique; ``seq`` is only the full-text rowid
 """Table → the key columns a scanned row is named by (the primary key, or a unique id)."""
 
 Key = tuple[Any, ...]
-
-
-def _sqlite_candidates(columns: Sequence[Any], candidates: Sequence[str]) -> Any:
-    clauses = []
-    for column in columns:
-        text = cast(column, Text)
-        clauses.extend(text.like(f"%{term}%") for term in candidates)
-        clauses.append(text.op("GLOB")(literal("*[^\x01-\x7f]*")))
-        clauses.append(text.like("%\\%"))
-    return or_(*clauses)
 
 
 def _as_text(value: Any) -> str:
@@ -89,24 +85,34 @@ class ErasureRepository:
     """Reads every text-bearing row, deletes and rewrites rows by key; runs in the caller's transaction."""
 
     def scan(
-        self, conn: Connection, table_name: str, tenant: str | None, batch: int = 2000, candidates: Sequence[str] = ()
+        self,
+        conn: Connection,
+        table_name: str,
+        tenant: str | None,
+        batch: int = 2000,
+        candidates: Sequence[str] = (),
+        ids: Sequence[Any] | None = None,
     ) -> Iterator[tuple[Key, str]]:
         """(primary key, the row's text-bearing columns joined) for every row of the table
-        (in ``tenant`` when the table has a tenant column).
+        (in ``tenant`` when the table has a tenant column; only the rows keyed ``ids`` when given).
 
-        ``candidates`` (lower-case strings) narrows the rows in SQL on SQLite: a row is read
-        only if a column holds one of them in any ASCII case (``LIKE``), a non-ASCII character
-        or a backslash (a JSON escape), so the caller's own matching, which still decides,
-        sees every row it could match. Measured: reading and decoding every row of every
-        table in Python was a quarter of a forget at 5,000 memories."""
+        ``candidates`` (lower-case strings) narrows the rows in SQL on SQLite and PostgreSQL
+        (``deltacore.storage.text_narrowing``): a row is read only if a column holds one of
+        them in any ASCII case, a non-ASCII character or a backslash (a JSON escape), so the
+        caller's own matching, which still decides, sees every row it could match. Measured:
+        reading and decoding every row of every table in Python was a quarter of a forget at
+        5,000 memories."""
         table = _TABLES[table_name]
         keys = [table.c[name] for name in KEYS[table_name]]
         columns = [table.c[name] for name in TEXT_COLUMNS[table_name]]
         statement = select(*keys, *columns)
         if tenant is not None and "tenant" in table.c:
             statement = statement.where(table.c.tenant == tenant)
-        if candidates and conn.dialect.name == "sqlite":
-            statement = statement.where(_sqlite_candidates(columns, candidates))
+        if ids is not None:
+            statement = statement.where(keys[0].in_(list(ids)))
+        narrow = candidate_clause(conn.dialect.name, columns, candidates)
+        if narrow is not None:
+            statement = statement.where(narrow)
         width = len(keys)
         for rows in conn.execute(statement.execution_options(yield_per=batch)).partitions(batch):
             for row in rows:
@@ -131,6 +137,34 @@ class ErasureRepository:
             found.extend(conn.execute(select(t.event_entities.c.event_id).where(t.event_entities.c.tenant == tenant, t.event_entities.c.entity.in_(chunk))).scalars())
             found.extend(conn.execute(select(t.mentions.c.event_id).where(t.mentions.c.tenant == tenant, t.mentions.c.name.in_(chunk))).scalars())
         return list(dict.fromkeys(found))
+
+    def event_ids_within(
+        self, conn: Connection, tenant: str, fields: Mapping[str, str], among: Sequence[str] | None = None
+    ) -> list[str]:
+        """Events of ``tenant`` where *every* field of ``fields`` matches (``agent_id``,
+        ``user_id``, ``session_id`` by equality, ``entity`` as ``events(entity=…)``), oldest
+        first; only those of ``among`` when given (their order kept)."""
+        clauses = [t.events.c.tenant == tenant]
+        for name in ("agent_id", "user_id", "session_id"):
+            if fields.get(name) is not None:
+                clauses.append(t.events.c[name] == fields[name])
+        if fields.get("entity") is not None:
+            clauses.append(entity_filter(tenant, fields["entity"]))
+        if among is None:
+            statement = select(t.events.c.id).where(*clauses).order_by(t.events.c.ts, t.events.c.seq)
+            return list(conn.execute(statement).scalars())
+        inside: set[str] = set()
+        for chunk in chunks(list(among)):
+            inside.update(conn.execute(select(t.events.c.id).where(*clauses, t.events.c.id.in_(chunk))).scalars())
+        return [event_id for event_id in among if event_id in inside]
+
+    def current_versions(self, conn: Connection, event_ids: Sequence[str]) -> int:
+        """How many of these events are a memory's current version (not replaced by an update)."""
+        count = 0
+        for chunk in chunks(list(event_ids)):
+            statement = select(t.events.c.id).where(t.events.c.id.in_(chunk), t.events.c.replaced_by.is_(None))
+            count += len(conn.execute(statement).all())
+        return count
 
     def version_chain(self, conn: Connection, event_ids: Sequence[str], *, newer: bool) -> list[str]:
         """Every older version of these events (``replaced_by`` leads to them) and, with
@@ -315,109 +349,16 @@ class ErasureLog:
             yield dict(payload)
 
 
-# ---- physical steps ---------------------------------------------------------------------------
-
-
-def sqlite_physical(engine: Engine) -> list[tuple[str, str, bool, str]]:
-    """Make deleted rows' bytes leave a SQLite database file and its WAL.
-
-    ``secure_delete`` is set explicitly (upstream's default is off; Debian's build turns it on),
-    FTS5's shadow tables keep token data of deleted rows until ``optimize``, the ``-wal`` file
-    keeps old pages until a ``wal_checkpoint(TRUNCATE)``, and ``VACUUM`` rewrites the file
-    without free pages. Returns (target, action, ok, detail) per step."""
-    steps: list[tuple[str, str, bool, str]] = []
-    with engine.connect() as conn:
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
-        database = engine.url.database or ""
-
-        def run(action: str, sql: str, target: str = database) -> None:
-            try:
-                row = raw.execute(sql).fetchone()
-                raw.commit()
-                if action.startswith("wal_checkpoint") and row is not None and row[0]:
-                    # (busy, frames, checkpointed): busy means a reader kept old frames alive.
-                    steps.append((target, action, False, f"busy: {tuple(row)}"))
-                    return
-                steps.append((target, action, True, ""))
-            except sqlite3.Error as exc:
-                steps.append((target, action, False, str(exc)))
-
-        run("PRAGMA secure_delete=ON", "PRAGMA secure_delete=ON")
-        has_fts = raw.execute("SELECT 1 FROM sqlite_master WHERE name = 'dc_events_fts'").fetchone() is not None
-        if has_fts:
-            run("fts5 optimize", "INSERT INTO dc_events_fts(dc_events_fts) VALUES ('optimize')", "dc_events_fts")
-        run("wal_checkpoint(TRUNCATE)", "PRAGMA wal_checkpoint(TRUNCATE)")
-        run("VACUUM", "VACUUM")
-        run("wal_checkpoint(TRUNCATE)", "PRAGMA wal_checkpoint(TRUNCATE)")
-    return steps
-
-
 POSTGRES_TABLES = tuple(
-    ["dc_events", "dc_deltas", "dc_delta_links", "dc_event_entities", "dc_mentions", "dc_outbox", "dc_utility_updates", "dc_fact_events"]
+    ["dc_events", "dc_deltas", "dc_delta_links", "dc_event_entities", "dc_mentions", "dc_vector_outbox", "dc_utility_updates", "dc_fact_events"]
     + list(TEXT_COLUMNS)
 )
 
 
 def postgres_physical(engine: Engine) -> list[tuple[str, str, bool, str]]:
-    """``VACUUM`` every table that held erased rows (dead tuples leave heap, TOAST and index
-    pages for reuse), then ``CHECKPOINT`` so the pages reach the relation files. Neither reaches
-    the WAL already written, its archive, replicas or backups."""
-    steps: list[tuple[str, str, bool, str]] = []
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        for table in dict.fromkeys(POSTGRES_TABLES):
-            try:
-                conn.exec_driver_sql(f"VACUUM (ANALYZE) {table}")
-                steps.append((table, "VACUUM", True, ""))
-            except Exception as exc:  # noqa: BLE001 - reported in the certificate, never hidden
-                steps.append((table, "VACUUM", False, str(exc).splitlines()[0]))
-        try:
-            conn.exec_driver_sql("CHECKPOINT")
-            steps.append(("cluster", "CHECKPOINT", True, ""))
-        except Exception as exc:  # noqa: BLE001 - needs superuser or pg_checkpoint: reported
-            steps.append(("cluster", "CHECKPOINT", False, str(exc).splitlines()[0]))
-    return steps
-
-
-def chroma_folder_cleanup(folder: Path) -> list[tuple[str, str, bool, str]]:
-    """Remove segment folders no collection uses any more and vacuum Chroma's SQLite file.
-
-    Measured with Chroma 1.5.9: a dropped collection's segment folder (HNSW ``data_level0.bin``
-    with the old vectors) survives ``delete_collection``; its ``embeddings_queue`` rows go with
-    the collection but their pages stay until the file is vacuumed."""
-    steps: list[tuple[str, str, bool, str]] = []
-    database = folder / "chroma.sqlite3"
-    if not database.exists():
-        return steps
-    con = sqlite3.connect(str(database), timeout=30)
-    try:
-        live = {row[0] for row in con.execute("SELECT id FROM segments")}
-    finally:
-        con.close()
-    for child in folder.iterdir():
-        if child.is_dir() and _looks_like_segment(child.name) and child.name not in live:
-            shutil.rmtree(child, ignore_errors=True)
-            steps.append((child.name, "remove orphan segment folder", not child.exists(), ""))
-    con = sqlite3.connect(str(database), timeout=30, isolation_level=None)
-    try:
-        for action in ("PRAGMA secure_delete=ON", "PRAGMA wal_checkpoint(TRUNCATE)", "VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"):
-            for attempt in range(5):
-                try:
-                    con.execute(action)
-                    steps.append(("chroma.sqlite3", action, True, ""))
-                    break
-                except sqlite3.OperationalError as exc:
-                    if attempt == 4:
-                        steps.append(("chroma.sqlite3", action, False, str(exc)))
-                    time.sleep(0.2)
-    finally:
-        con.close()
-    return steps
-
-
-def _looks_like_segment(name: str) -> bool:
-    parts = name.split("-")
-    return len(parts) == 5 and all(all(c in "0123456789abcdef" for c in part) for part in parts)
+    """``VACUUM (FULL, ANALYZE)`` of every table that can hold erased rows, ``VACUUM FULL
+    pg_statistic`` and ``CHECKPOINT`` (``deltacore.storage.erasure_physical``)."""
+    return _postgres_physical(engine, POSTGRES_TABLES)
 
 
 __all__ = [
@@ -427,6 +368,7 @@ __all__ = [
     "ErasureLog",
     "ErasureRepository",
     "chroma_folder_cleanup",
+    "hnsw_scrub",
     "postgres_physical",
     "sqlite_physical",
 ]

@@ -276,7 +276,9 @@ FAILED_STATUS = frozenset({"error", "failed", "failure"})
 def result_failed(meta: dict[str, Any]) -> bool:
     """A tool result that reports a failure: ``meta.error`` or a failed ``status``, as the
     adapters record them."""
-    return meta.get("error") is True or str(meta.get("status", "")).lower() in FAILED_STATUS
+    error = meta.get("error")
+    # ``{"kind", "type", "message"}`` is how the adapters report an exception (issue 17).
+    return error is True or isinstance(error, dict) or str(meta.get("status", "")).lower() in FAILED_STATUS
 
 
 def failed_calls(results: Iterable[tuple[Iterable[str], dict[str, Any]]]) -> set[str]:

@@ -211,6 +211,22 @@ def _langgraph_checkpoints(conn: Connection, dialect: Dialect) -> None:
     create_checkpoint_tables(conn)
 
 
+def _plan_schemas(conn: Connection, dialect: Dialect) -> None:
+    # Plan schemas, declared failure kinds and tool traits (deltacore.storage.plan_store);
+    # independent of every other migration, so it may run in any position.
+    from deltacore.storage.plan_store import create_plan_tables
+
+    create_plan_tables(conn)
+
+
+def _consolidation(conn: Connection, dialect: Dialect) -> None:
+    # Derivations, cycles, probes and the COLD listing (deltacore.storage.consolidation_store);
+    # independent of every other migration, so it may run in any position.
+    from deltacore.storage.consolidation_store import create_consolidation_tables
+
+    create_consolidation_tables(conn)
+
+
 MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _create_tables,
     _full_text_index,
@@ -229,6 +245,8 @@ MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _facts_and_conflicts,
     _memory_versions,
     _langgraph_checkpoints,
+    _plan_schemas,
+    _consolidation,
 ]
 
 

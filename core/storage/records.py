@@ -60,7 +60,8 @@ def event_from_row(row: Any) -> Event:
         tool_args=row.tool_args,
         tool_schema_hash=row.tool_schema_hash,
         entities=tuple(row.entities or ()),
-        meta=row.meta or {},
+        meta={k: v for k, v in (row.meta or {}).items() if k != "principal"},
+        principal=(row.meta or {}).get("principal"),
     )
 
 

@@ -82,7 +82,8 @@ def says_when() -> list[ColumnElement[bool]]:
 
 # Built once: the defence runs on every query.
 _TRUST_INFO = select(
-    events.c.id, events.c.namespace, events.c.trust, events.c.source, events.c.actor, events.c.text, events.c.channel
+    events.c.id, events.c.namespace, events.c.trust, events.c.source, events.c.actor, events.c.text, events.c.channel,
+    events.c.parent_ids,
 ).where(in_list(events.c.id))
 _VECTORS = select(events.c.id, events.c.embedding).where(in_list(events.c.id), events.c.embedding.is_not(None))
 _RETRIEVAL_QUERIES = (
@@ -93,7 +94,7 @@ _RETRIEVAL_QUERIES = (
 
 
 def trust_rows(conn: Connection, ids: Sequence[str]) -> list[Any]:
-    """(id, namespace, trust, source, actor, text, channel) of each of ``ids``."""
+    """(id, namespace, trust, source, actor, text, channel, parent_ids) of each of ``ids``."""
     return list(conn.execute(_TRUST_INFO, {"ids": list(ids)}).all())
 
 

@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 
 from deltacore.errors import StorageFullError, StoreLockedError
-from deltacore.storage.outbox import OutboxApplier
+from deltacore.storage.outbox import Embed, OutboxApplier, fill_missing_vectors
 from deltacore.storage.ownership import VectorOwnership
 from deltacore.storage.sql_store import SQLStore
 from deltacore.storage.vector_index import ChromaIndex
+from deltacore.storage.vector_swap import CollectionPointers
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,10 @@ class VectorAccess:
         collection_prefix: str,
         refuse_second_writer: bool,
         read_only: bool = False,
+        embed: Embed | None = None,
     ) -> None:
         self._sql = sql
+        self._embed = embed  # for events committed without their vector (background writes)
         self._read_only = read_only
         self._folder = folder
         self._prefix = collection_prefix
@@ -80,8 +83,13 @@ class VectorAccess:
         return self._index
 
     def drain(self) -> int:
-        """Apply pending vector writes; 0 when this process may not write the index."""
-        if self._read_only or self.current() is None or self._applier is None:
+        """Apply pending vector writes; 0 when this process may not write the index (it then
+        only fills in SQL the vectors of events committed without one, for its SQL search)."""
+        if self._read_only:
+            return 0
+        if self.current() is None or self._applier is None:
+            if self._embed is not None:
+                fill_missing_vectors(self._sql, self._embed)
             return 0
         if self._ownership is not None:
             try:
@@ -106,8 +114,9 @@ class VectorAccess:
         self._applier = None
 
     def _attach(self, index: ChromaIndex) -> None:
+        index.names = CollectionPointers(self._sql)  # a forget swaps collections by this pointer
         self._index = index
-        self._applier = OutboxApplier(self._sql, index)
+        self._applier = OutboxApplier(self._sql, index, embed=self._embed)
 
     def _try_own(self) -> bool:
         with self._lock:

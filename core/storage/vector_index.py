@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlparse
 
 import numpy as np
@@ -29,6 +30,21 @@ def collection_name(prefix: str, tenant: str) -> str:
     return f"{prefix}-{slug}-{digest}"
 
 
+def generation_name(prefix: str, tenant: str) -> str:
+    """A fresh collection name for the tenant (a rebuild fills it, then the store points at it)."""
+    suffix = format(time.time_ns() // 1000, "x")
+    base = collection_name(prefix, tenant)
+    return f"{base[: 62 - len(suffix)]}-{suffix}"
+
+
+class CollectionNames(Protocol):
+    """Where the store keeps which collection is a tenant's current one (every process reads it)."""
+
+    def get(self, tenant: str) -> str | None: ...
+
+    def set(self, tenant: str, name: str) -> None: ...
+
+
 class ChromaIndex:
     """One Chroma collection per tenant, cosine space, metadata filters for scope."""
 
@@ -38,6 +54,8 @@ class ChromaIndex:
         self._collections: dict[str, Any] = {}
         self.kind = kind
         """``embedded`` or ``server``."""
+        self.names: CollectionNames | None = None
+        """The tenant → collection pointer; without it a tenant's collection has a fixed name."""
 
     @classmethod
     def embedded(cls, path: Path, prefix: str) -> ChromaIndex:
@@ -71,6 +89,11 @@ class ChromaIndex:
             client.heartbeat()
         return cls(client, prefix, "server")
 
+    @property
+    def prefix(self) -> str:
+        """The store's collection name prefix."""
+        return self._prefix
+
     def close(self) -> None:
         """Release the client. chromadb caches one embedded client per folder per process; a
         stale cached copy would miss what another process wrote after this one closed."""
@@ -84,10 +107,10 @@ class ChromaIndex:
         if collection is None:
             with translate_backend_errors("opening a Chroma collection"):
                 collection = self._client.get_or_create_collection(
-                    collection_name(self._prefix, tenant),
+                    self.name_of(tenant),
                     embedding_function=None,  # vectors come from DeltaCore's embedder
                     configuration={"hnsw": {"space": "cosine"}},
-                    metadata={"deltacore_tenant": tenant},
+                    metadata={"deltacore_tenant": tenant, "deltacore_prefix": self._prefix},
                 )
             self._collections[tenant] = collection
         return collection
@@ -96,37 +119,53 @@ class ChromaIndex:
         if not ids:
             return
         with translate_backend_errors("writing vectors"):
-            collection = self._collection(tenant)
-            # Chroma caps a single call; stay well below it.
-            step = 4000
-            for start in range(0, len(ids), step):
-                collection.upsert(
-                    ids=ids[start : start + step],
-                    embeddings=vectors[start : start + step],
-                    metadatas=metadatas[start : start + step],
-                )
+            self._reopening(tenant, lambda c: _upsert(c, ids, vectors, metadatas))
 
     def delete(self, tenant: str, ids: list[str]) -> None:
         if not ids:
             return
         with translate_backend_errors("deleting vectors"):
-            self._collection(tenant).delete(ids=ids)
+            self._reopening(tenant, lambda c: c.delete(ids=ids))
 
     def query(
         self, tenant: str, vector: np.ndarray, limit: int, where: dict[str, Any] | None
     ) -> list[tuple[str, float]]:
         """Nearest ids with cosine similarity (higher is better)."""
         with translate_backend_errors("querying vectors"):
-            collection = self._collection(tenant)
-            result = collection.query(
-                query_embeddings=[vector],
-                n_results=limit,
-                where=where or None,
-                include=["distances"],
-            )
+            try:
+                result = self._query_once(tenant, vector, limit, where)
+            except Exception as exc:
+                # Another process rebuilt the collection (forget, reindex): this handle names a
+                # collection that no longer exists. Measured: a second process's queries failed
+                # for the whole rebuild on a Chroma server. Open it again, once.
+                if not _missing_collection(exc):
+                    raise
+                self._collections.pop(tenant, None)
+                result = self._query_once(tenant, vector, limit, where)
         ids: Sequence[str] = result["ids"][0] if result["ids"] else []
         distances: Sequence[float] = result["distances"][0] if result["distances"] else []
         return [(event_id, 1.0 - float(distance)) for event_id, distance in zip(ids, distances)]
+
+    def _query_once(self, tenant: str, vector: np.ndarray, limit: int, where: dict[str, Any] | None) -> Any:
+        return self._collection(tenant).query(
+            query_embeddings=[vector], n_results=limit, where=where or None, include=["distances"]
+        )
+
+    def _reopening(self, tenant: str, call: Callable[[Any], Any]) -> Any:
+        """``call(collection)``; once more on a freshly opened handle when another process
+        swapped the tenant's collection (the cached one was deleted)."""
+        try:
+            return call(self._collection(tenant))
+        except Exception as exc:
+            if not _missing_collection(exc):
+                raise
+            self._collections.pop(tenant, None)
+            return call(self._collection(tenant))
+
+    def name_of(self, tenant: str) -> str:
+        """The name of the tenant's current collection."""
+        named = self.names.get(tenant) if self.names is not None else None
+        return named or collection_name(self._prefix, tenant)
 
     def count(self, tenant: str) -> int:
         with translate_backend_errors("counting vectors"):
@@ -145,8 +184,11 @@ class ChromaIndex:
 
     def drop(self, tenant: str) -> None:
         """Delete a tenant's collection (``reindex`` then rebuilds it from SQL)."""
-        name = collection_name(self._prefix, tenant)
         self._collections.pop(tenant, None)
+        self.drop_named(self.name_of(tenant))
+
+    def drop_named(self, name: str) -> None:
+        """Delete one collection by name; a missing one is fine."""
         with translate_backend_errors("dropping a Chroma collection"):
             try:
                 self._client.delete_collection(name)
@@ -154,16 +196,64 @@ class ChromaIndex:
                 if "does not exist" not in str(exc).lower() and "not found" not in str(exc).lower():
                     raise
 
-    def tenants(self) -> list[str]:
+    def open_named(self, tenant: str, name: str) -> Any:
+        """A collection for ``tenant`` under ``name`` (created empty when missing), not made current."""
+        with translate_backend_errors("opening a Chroma collection"):
+            return self._client.get_or_create_collection(
+                name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}},
+                metadata={"deltacore_tenant": tenant, "deltacore_prefix": self._prefix},
+            )
+
+    def make_current(self, tenant: str, collection: Any) -> None:
+        """Use ``collection`` for the tenant from now on in this process (its name is already
+        in :attr:`names`, so other processes find it when their handle goes stale)."""
+        self._collections[tenant] = collection
+
+    def names_of(self, tenant: str) -> list[str]:
+        """Every collection holding the tenant's vectors: the current one, and any a rebuild
+        left behind."""
         with translate_backend_errors("listing Chroma collections"):
             found = []
             for collection in self._client.list_collections():
                 name = getattr(collection, "name", collection)
                 if isinstance(name, str) and name.startswith(self._prefix + "-"):
+                    meta = getattr(collection, "metadata", None) or self._client.get_collection(name).metadata or {}
+                    # Another store on the same server may use a prefix that starts like this one.
+                    ours = meta.get("deltacore_prefix") == self._prefix or name == collection_name(self._prefix, tenant)
+                    if ours and meta.get("deltacore_tenant") == tenant:
+                        found.append(name)
+            return found
+
+    def tenants(self) -> list[str]:
+        with translate_backend_errors("listing Chroma collections"):
+            found: list[str] = []
+            for collection in self._client.list_collections():
+                name = getattr(collection, "name", collection)
+                if isinstance(name, str) and name.startswith(self._prefix + "-"):
                     meta = self._client.get_collection(name).metadata or {}
-                    if "deltacore_tenant" in meta:
+                    if "deltacore_tenant" in meta and meta["deltacore_tenant"] not in found:
                         found.append(meta["deltacore_tenant"])
             return found
+
+
+def _upsert(collection: Any, ids: list[str], vectors: np.ndarray, metadatas: list[dict[str, Any]]) -> None:
+    # Chroma caps a single call; stay well below it.
+    step = 4000
+    for start in range(0, len(ids), step):
+        collection.upsert(
+            ids=ids[start : start + step], embeddings=vectors[start : start + step], metadatas=metadatas[start : start + step]
+        )
+
+
+# What a Chroma 1.5.9 server answers for a collection another process is deleting: not found
+# once it is gone, "Missing metadata segment" while its segments are being removed (seen in CI
+# on a second reader during forgets), "Nothing found on disk" after its files went.
+_GONE = ("does not exist", "missing metadata segment", "nothing found on disk", "missing field")
+
+
+def _missing_collection(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return type(exc).__name__ == "NotFoundError" or any(marker in text for marker in _GONE)
 
 
 def _forget_failed_client(path: str) -> None:

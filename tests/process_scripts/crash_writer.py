@@ -18,7 +18,9 @@ from deltacore.storage import OutboxApplier
 
 kill_at, n1, n2, prefix = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 
-memory = open_store(settings())  # opening drains the outbox: patch only after it
+# Inline vector writes: the kill must land inside batch 2's ingest (background writes are
+# killed in their worker instead: tests/test_vector_writes.py).
+memory = open_store(settings(), vector_writes="inline")  # opening drains the outbox: patch only after it
 emit("OPENED")
 
 result = memory.ingest([{"text": note_text("acknowledged", i), "session_id": "crash"} for i in range(n1)])

@@ -1,0 +1,83 @@
+"""A thread that drains the vector outbox in the background.
+
+Storage's part of background vector writes: a write is acknowledged by its SQL commit (the
+outbox row is in the same transaction), and this thread later turns the pending rows into
+embedder calls and Chroma upserts, a batch at a time. What it runs, how long it waits to gather
+a batch, and whether it may run at all are the engine's decisions (``work`` and ``delay``).
+
+A failing drain is retried with a growing pause (the rows stay pending, so nothing is lost) and
+its error is kept for ``stats().problems`` until a drain succeeds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+FIRST_RETRY_SECONDS = 0.5
+MAX_RETRY_SECONDS = 30.0
+
+
+class BackgroundDrain:
+    """Runs ``work`` on its own thread ``delay`` seconds after :meth:`notify` (more writes that
+    arrive meanwhile join the same batch), and again after a failure until it succeeds."""
+
+    def __init__(self, work: Callable[[], int], *, delay: float, name: str = "deltacore-vector-writes") -> None:
+        self._work = work
+        self._delay = delay
+        self._name = name
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self.last_error: str | None = None
+        """Why the last drain failed, while drains keep failing (None once one succeeds)."""
+        self.failures = 0
+        """Failed drains since the last success."""
+
+    def notify(self) -> None:
+        """Writes are pending: drain them soon (starts the thread on first use)."""
+        if self._stopping.is_set():
+            return
+        if self._thread is None:
+            with self._start_lock:
+                if self._thread is None and not self._stopping.is_set():
+                    self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                    self._thread.start()
+        self._wake.set()
+
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Stop the thread after the drain it is running, if any; True when it has ended. The
+        caller drains what is left itself (and what it cannot is applied on the next open)."""
+        self._stopping.set()
+        self._wake.set()
+        thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def _run(self) -> None:
+        retry_in: float | None = None
+        while True:
+            woken = self._wake.wait(retry_in)
+            if self._stopping.is_set():
+                return
+            if woken and self._delay > 0 and self._stopping.wait(self._delay):
+                return
+            # Cleared only now: a write arriving during the delay joins this drain.
+            self._wake.clear()
+            try:
+                self._work()
+            except Exception as exc:  # noqa: BLE001 - kept, reported and retried; the rows stay pending
+                self.failures += 1
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                retry_in = min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** (self.failures - 1))
+                log.error("background vector writes failed (attempt %d, retried in %.1fs): %s", self.failures, retry_in, exc)
+                continue
+            self.failures = 0
+            self.last_error = None
+            retry_in = None
