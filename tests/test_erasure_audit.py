@@ -159,6 +159,30 @@ def test_a_blind_audit_cannot_pass(store):
     assert any(item.what == "store files" for item in no_control.not_checked)
 
 
+def test_hnsw_capacity_garbage_is_not_taken_for_the_store_s_data(store, tmp_path):
+    # Chroma writes an HNSW segment at its whole capacity; the slots past its element count hold
+    # the process's uninitialised heap. A word there (planted here, found there by chance in a
+    # long test run) must neither count as a copy of the subject nor make a control "seen".
+    store.apply_outbox()
+    store.close()
+    segments = sorted((tmp_path / "store" / "chroma").glob("*/data_level0.bin"))
+    assert segments, "the embedded index keeps an HNSW segment"
+    planted = b"".join(f"{NEVER} | Name Nobody Stored | ".encode() for _ in range(3))
+    for data_file in segments:
+        size = data_file.stat().st_size
+        with data_file.open("r+b") as handle:
+            handle.seek(size - len(planted) - 8)
+            handle.write(planted)
+    reopened = DeltaCore.open(tmp_path / "store", embedder=FakeEmbedder())
+    try:
+        result = reopened.verify_erasure(NEVER, controls=["Name Nobody Stored"])
+        assert result.byte_findings == ()
+        assert not result.controls[0].seen and result.verdict is AuditVerdict.INCONCLUSIVE
+        assert any("HNSW capacity" in item.what for item in result.not_checked)
+    finally:
+        reopened.close()
+
+
 def test_a_tampered_certificate_is_caught(store):
     steps = [
         ErasureStep(artifact="events", action="deleted", count=4, target="dc_events"),

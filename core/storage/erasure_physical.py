@@ -118,6 +118,19 @@ def chroma_folder_cleanup(folder: Path) -> list[tuple[str, str, bool, str]]:
     return steps
 
 
+def hnsw_layout(segment: Path) -> tuple[int, int, int] | None:
+    """(capacity, element count, bytes per element) from an HNSW segment's ``header.bin``
+    (Chroma's format version, then hnswlib's header), or None when it cannot be read."""
+    try:
+        raw = (segment / "header.bin").read_bytes()
+    except OSError:
+        return None
+    if len(raw) < 36:
+        return None
+    capacity, count, size = (int.from_bytes(raw[at : at + 8], "little") for at in (12, 20, 28))
+    return capacity, count, size
+
+
 def hnsw_scrub(segment: Path) -> list[tuple[str, str, bool, str]]:
     """Zero the capacity an HNSW ``data_level0.bin`` holds beyond its elements.
 
@@ -130,10 +143,10 @@ def hnsw_scrub(segment: Path) -> list[tuple[str, str, bool, str]]:
     header, data = segment / "header.bin", segment / "data_level0.bin"
     if not header.is_file() or not data.is_file():
         return []
-    raw = header.read_bytes()
-    if len(raw) < 36:
+    layout = hnsw_layout(segment)
+    if layout is None:
         return [(segment.name, "zero unused HNSW capacity", False, "header too short")]
-    capacity, count, size = (int.from_bytes(raw[at : at + 8], "little") for at in (12, 20, 28))
+    capacity, count, size = layout
     length = data.stat().st_size
     # Embedded Chroma writes the whole array (capacity slots); a server was measured writing
     # only the elements (length = count * size): nothing past them to zero there.

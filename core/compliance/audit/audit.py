@@ -141,6 +141,15 @@ def audit_erasure(
                         vector_findings.append(finding)
                     else:
                         control_vectors_seen.add(finding.vector - n_subject_vectors)
+        unused = sum(f.unused_bytes for f in files)
+        if unused:
+            not_checked.append(
+                NotChecked(
+                    what=f"text in {unused:,} bytes of HNSW capacity",
+                    why="Chroma writes an HNSW segment at its whole capacity; the slots past its element count "
+                    "hold the writing process's uninitialised heap, not the store's data (searched for vectors only)",
+                )
+            )
     elif not scan_files:
         not_checked.append(NotChecked(what="store files", why="scan_files=False"))
     else:

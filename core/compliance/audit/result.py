@@ -203,6 +203,9 @@ class ScannedFile(BaseModel):
     file: str
     file_class: FileClass
     size: int = Field(ge=0)
+    unused_bytes: int = Field(default=0, ge=0)
+    """Trailing bytes not searched for text: an HNSW segment's capacity past its element count,
+    which holds uninitialised memory, not the store's data."""
 
 
 class AuditResult(BaseModel):

@@ -29,6 +29,7 @@ from deltacore.compliance.audit.result import (
     ScannedFile,
     VectorFinding,
 )
+from deltacore.storage.erasure_physical import hnsw_layout
 
 NEAR_DUPLICATE_COSINE = 0.99
 _MAX_ABS = 1e3
@@ -55,6 +56,30 @@ def classify(relative: Path) -> FileClass:
     if name.endswith((".db", ".sqlite", ".sqlite3")):
         return FileClass.SQLITE_DB
     return FileClass.OTHER
+
+
+_HNSW_SLOT_BYTES = {"data_level0.bin": None, "length.bin": 4}
+
+
+def hnsw_used_bytes(path: Path) -> int | None:
+    """How many leading bytes of an HNSW segment file hold its elements, or None when the file
+    is not one (or its header cannot be read).
+
+    Chroma writes ``data_level0.bin`` and ``length.bin`` at the segment's whole capacity; the
+    slots past the element count are memory hnswlib allocated and never initialised, so they
+    hold whatever the process's heap held before (measured: SQL of Chroma's own migrations,
+    words of docstrings). A word found there is not a copy the store keeps, and searching it
+    made a control "seen" by chance."""
+    slot = _HNSW_SLOT_BYTES.get(path.name, 0)
+    if slot == 0:
+        return None
+    layout = hnsw_layout(path.parent)
+    if layout is None:
+        return None
+    capacity, count, per_element = layout
+    if not 0 <= count <= capacity or per_element <= 0:
+        return None
+    return count * (per_element if slot is None else slot)
 
 
 def store_files(folder: Path) -> Iterator[tuple[Path, Path]]:
@@ -147,7 +172,14 @@ def scan_file(
         mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
     ):
         regions = _Regions.of(path, data, file_class)
-        return scan_bytes(data, label, file_class, needles, vector_needles, vectors, regions)
+        used = hnsw_used_bytes(path)
+        if used is None or used >= size:
+            return scan_bytes(data, label, file_class, needles, vector_needles, vectors, regions)
+        # Text is never stored in an HNSW segment's capacity past its element count: those
+        # bytes are the writer's uninitialised heap (see hnsw_used_bytes).
+        text = scan_bytes(data[:used], label, file_class, needles, (), None, regions)
+        vectors_scan = scan_bytes(data, label, file_class, (), vector_needles, vectors, regions)
+        return FileScan(text.file.model_copy(update={"size": size, "unused_bytes": size - used}), text.bytes_found, vectors_scan.vectors_found)
 
 
 def _occurrences(data: bytes | mmap.mmap, pattern: bytes, offsets: set[int] | None = None) -> tuple[int, int]:
