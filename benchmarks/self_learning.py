@@ -10,7 +10,7 @@ each tool call and its result as events (``meta["error"]`` = exception type and 
 failure, as an adapter writes it) and calls ``record_outcome(±1)``. Mapping remembered calls
 onto the task, evidence, ranking, credit, calibration and migrations are the engine's.
 
-Two seeded, LLM-free worlds (``--world``):
+Four seeded, LLM-free worlds (``--world``):
 
 * ``ops`` — the TUNING world (``_selflearn/world.py``): deploys and job recoveries with hidden
   per-service rules, irrelevant tools, flaky tools, a parameter rename and a rule change.
@@ -26,6 +26,10 @@ Two seeded, LLM-free worlds (``--world``):
   changes and run only once they were final: a device fleet (firmware updates, device
   restarts, site badges) with a model-specific precondition, a hidden per-device constant,
   a parameter rename at 35 %, a dropped parameter at 50 % and a hidden-rule change at 65 %.
+* ``unseen`` — a fourth world (``_selflearn/unseen.py``), written after the others had been
+  read while tuning, and run only to be reported: a parcel courier (shipments, refunds, depot
+  closing) with a sector-specific precondition, a hidden per-customer service, two parameter
+  renames (30 %, 55 %) and a hidden-rule change at 70 %.
 
 Peers, same seeds and worlds, same policy stream (``_selflearn/memories.py``): no memory; a
 naive vector memory (a plain Chroma collection on the same vectors: the calls of the most
@@ -83,10 +87,11 @@ from _selflearn.memories import (
     PlanTable,
 )
 from _selflearn.policy import run_episode
+from _selflearn.unseen import CourierWorld
 from _selflearn.world import OpsWorld, WorldConfig
 
 ROOT = Path(__file__).resolve().parent.parent
-WORLDS = {"ops": OpsWorld, "heldout": DataWorld, "fresh": FleetWorld}
+WORLDS = {"ops": OpsWorld, "heldout": DataWorld, "fresh": FleetWorld, "unseen": CourierWorld}
 SYSTEMS = ("none", "naive", "table", "reference", "deltacore")
 LABELS = {
     "none": "no memory",
