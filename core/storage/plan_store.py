@@ -12,8 +12,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from deltacore.model import Namespace, ScopeFilter
 from deltacore.storage.consolidation_store import derivations
 from deltacore.storage.database import Database
+from deltacore.storage.filters import scope_clauses
 from deltacore.storage.tables import deltas, events, metadata, utility_updates
 from sqlalchemy import (
     JSON,
@@ -201,6 +203,39 @@ class PlanRepository:
             )
             for episode, reward in conn.execute(statement):
                 found[episode] = float(reward)
+        return found
+
+    def events_within(
+        self,
+        conn: Connection,
+        event_ids: Sequence[str],
+        scope: ScopeFilter,
+        *,
+        min_trust: float | None = None,
+        trusted_only: bool = False,
+    ) -> dict[str, tuple[str, float]]:
+        """``event id -> (namespace, trust)`` for those of ``event_ids`` inside ``scope``
+        (its kinds aside), counted as an episode is (:func:`_episode_rows`): an original a merge
+        hid is still inside, a quarantined event never is, whatever the scope says."""
+        merged = select(derivations.c.derived_id).where(derivations.c.tenant == scope.tenant)
+        inside = scope.model_copy(update={"kinds": (), "include_quarantined": False})
+        clauses = [
+            *scope_clauses(inside, current_only=False),
+            or_(events.c.replaced_by.is_(None), events.c.replaced_by.in_(merged)),
+            events.c.id.not_in(merged),
+        ]
+        if min_trust is not None:
+            clauses.append(events.c.trust >= min_trust)
+        if trusted_only:
+            clauses.append(events.c.namespace == Namespace.TRUSTED.value)
+        found: dict[str, tuple[str, float]] = {}
+        ids = list(dict.fromkeys(event_ids))
+        for start in range(0, len(ids), 500):
+            statement = select(events.c.id, events.c.namespace, events.c.trust).where(
+                events.c.id.in_(ids[start : start + 500]), *clauses
+            )
+            for row in conn.execute(statement):
+                found[row.id] = (row.namespace, float(row.trust if row.trust is not None else 1.0))
         return found
 
     def event_kind(
