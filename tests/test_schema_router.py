@@ -71,6 +71,14 @@ def test_a_query_matching_a_schema_gets_the_schema_with_its_supporting_episodes(
         # filters on the schema's own figures
         assert schema_packets(memory, min_utility=0.95) == []
 
+        # the framework adapters pass it through as it is: its kind and the schema in the metadata
+        from deltacore.adapters._shared import memory_line, packet_metadata
+
+        assert "schema]" in memory_line(packet) and "run_migration" in memory_line(packet)
+        metadata = packet_metadata(packet)
+        assert metadata["kind"] == "schema" and metadata["schema"]["schema_id"] == FIELDS_ID
+        assert metadata["schema"]["episode_ids"] == list(match.episode_ids)
+
 
 def test_a_schema_its_episodes_no_longer_bear_out_is_flagged(backend):
     with backend.open() as memory:
@@ -101,7 +109,14 @@ def test_a_forgotten_episode_no_longer_supports_a_schema(backend):
         memory.consolidate("nrem")
         gone = names[0]
         erased = [f"{gone}-task", f"{gone}-end", *calls_of(gone), f"{gone}-r0", f"{gone}-r1"]
-        memory.forget(event_ids=erased)
+        assert gone in memory.schema_get(FIELDS_ID).support["episode_ids"]
+        certificate = memory.forget(event_ids=erased)
+        # only the episode's own events go: the identical calls of the episodes merged with its own stay
+        assert certificate.counts["events"] == len(erased)
+        assert memory.get(f"{names[1]}-c1", latest=True).text == "called deploy"
+        # the schema's recorded support no longer names it either (every stored version)
+        assert gone not in memory.schema_get(FIELDS_ID).support["episode_ids"]
+        assert [s.count for s in certificate.steps if s.artifact == "schemas_rederived"] == [1]  # the version the cycle wrote
 
         packet = schema_packets(memory)[0]
         match = packet.schema_match

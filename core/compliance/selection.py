@@ -61,7 +61,7 @@ class Selection:
         for name, touched in self.derived.items():
             if touched:
                 # Facts are touched by slot; utilities by the updates the subject's episodes gave.
-                label = {"utilities": "utility_updates", "reputation": "reputation_sources"}.get(name, f"{name}_slots")
+                label = {"utilities": "utility_updates", "reputation": "reputation_sources", "schemas": "schema_episodes"}.get(name, f"{name}_slots")
                 out[label] = len(touched)
         return out
 

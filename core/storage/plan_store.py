@@ -350,6 +350,44 @@ class PlanRepository:
             )
         )
 
+    def all_schema_versions(self, conn: Connection, tenant: str) -> list[dict[str, Any]]:
+        """Every version of every schema of the tenant."""
+        statement = select(schemas).where(schemas.c.tenant == tenant).order_by(schemas.c.schema_id, schemas.c.version)
+        return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def rewrite_schema_body(
+        self, conn: Connection, tenant: str, schema_id: str, version: int, body: dict[str, Any]
+    ) -> None:
+        """Replace one stored version's body in place (an erasure's rewrite; versions are
+        otherwise append-only)."""
+        conn.execute(
+            schemas.update()
+            .where(schemas.c.tenant == tenant, schemas.c.schema_id == schema_id, schemas.c.version == version)
+            .values(body=body)
+        )
+
+    def episodes_of_events(self, conn: Connection, event_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """``(tenant, episode)`` of the episodes these events belong to."""
+        found: dict[tuple[str, str], None] = {}
+        ids = list(event_ids)
+        for start in range(0, len(ids), 500):
+            statement = select(events.c.tenant, events.c.episode_id).where(
+                events.c.id.in_(ids[start : start + 500]), events.c.episode_id.is_not(None)
+            )
+            found.update(dict.fromkeys((row.tenant, row.episode_id) for row in conn.execute(statement)))
+        return list(found)
+
+    def episodes_with_events(self, conn: Connection, tenant: str, episode_ids: Sequence[str]) -> set[str]:
+        """Those of ``episode_ids`` that still have an event."""
+        found: set[str] = set()
+        ids = list(episode_ids)
+        for start in range(0, len(ids), 500):
+            statement = select(events.c.episode_id).where(
+                events.c.tenant == tenant, events.c.episode_id.in_(ids[start : start + 500])
+            ).distinct()
+            found.update(conn.execute(statement).scalars())
+        return found
+
     def known_schema_ids(self, conn: Connection, tenant: str) -> set[str]:
         return set(
             conn.execute(
