@@ -48,6 +48,10 @@ Usage (the figures in docs/benchmarks.md come from)::
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/self_learning.py --world heldout --seeds 5 --jobs 2
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/self_learning.py --world fresh --seeds 5 --jobs 2
 
+With schemas (issue 18): ``--systems deltacore deltacore_sleep`` runs the same store and policy
+twice in one process, the second with ``consolidate()`` after every ``--consolidate-every`` (25)
+episodes, so success with and without consolidation compares on one task stream.
+
 Quick mode (the smoke test): ``--fake-embedder --episodes 60 --seeds 1``.
 """
 
