@@ -287,6 +287,8 @@ def packet_metadata(packet: MemoryPacket) -> dict[str, Any]:
         "tool_name": packet.tool_name,
         "episode_id": packet.episode_id,
     }
+    if packet.schema_match is not None:  # a schema packet (the "schema" router): the schema and its support
+        metadata["schema"] = packet.schema_match.model_dump(mode="json")
     if packet.belief_confidence is not None:
         metadata.update(
             belief_confidence=packet.belief_confidence,

@@ -52,6 +52,10 @@ Usage (the figures in docs/benchmarks.md come from)::
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/self_learning.py --world heldout --seeds 5 --jobs 2
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/self_learning.py --world fresh --seeds 5 --jobs 2
 
+With schemas (issue 18): ``--systems deltacore deltacore_sleep`` runs the same store and policy
+twice in one process, the second with ``consolidate()`` after every ``--consolidate-every`` (25)
+episodes, so success with and without consolidation compares on one task stream.
+
 Quick mode (the smoke test): ``--fake-embedder --episodes 60 --seeds 1``.
 """
 
@@ -92,21 +96,26 @@ from _selflearn.world import OpsWorld, WorldConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 WORLDS = {"ops": OpsWorld, "heldout": DataWorld, "fresh": FleetWorld, "unseen": CourierWorld}
-SYSTEMS = ("none", "naive", "table", "reference", "deltacore")
+SYSTEMS = ("none", "naive", "table", "reference", "deltacore", "deltacore_sleep")
 LABELS = {
     "none": "no memory",
     "naive": "naive vector memory",
     "table": "drift-blind plan table",
     "reference": "drift-aware plan table (reference)",
     "deltacore": "DeltaCore",
+    "deltacore_sleep": "DeltaCore + consolidate()",
 }
+DEFAULT_SYSTEMS = ("none", "naive", "table", "reference", "deltacore")
+CONSOLIDATE_EVERY = 25
+"""``deltacore_sleep``: the same store, policy and stream as ``deltacore``, with a
+``consolidate()`` cycle after every this many episodes (``--consolidate-every``)."""
 FINAL = 50
 RECOVERY_WINDOW = 10
 PRE_WINDOW = 30
 BINS = 10
 
 
-def make_system(system: str, embedder: Any, folder: Path, writes: str = "step") -> Any:
+def make_system(system: str, embedder: Any, folder: Path, writes: str = "step", every: int = CONSOLIDATE_EVERY) -> Any:
     if system == "none":
         return NoMemory()
     if system == "naive":
@@ -115,7 +124,7 @@ def make_system(system: str, embedder: Any, folder: Path, writes: str = "step") 
         return PlanTable()
     if system == "reference":
         return DriftAwareTable()
-    return DeltaCoreMemory(embedder, folder, writes)
+    return DeltaCoreMemory(embedder, folder, writes, every if system == "deltacore_sleep" else 0)
 
 
 def run_system(
@@ -126,10 +135,11 @@ def run_system(
     embedder: Any,
     folder: Path,
     writes: str = "step",
+    every: int = CONSOLIDATE_EVERY,
 ) -> dict:
     """One system on one seeded world: the per-episode record."""
     world = WORLDS[world_name](seed, config)
-    memory = make_system(system, embedder, folder / f"{system}-{seed}", writes)
+    memory = make_system(system, embedder, folder / f"{system}-{seed}", writes, every)
     rng = random.Random(
         f"policy-{seed}"
     )  # the same exploration stream for every system
@@ -183,6 +193,8 @@ def run_system(
                     record["credit_pairs"].append(rate(pairs))
     finally:
         memory.close()
+    if getattr(memory, "cycles", None):
+        record["cycles"] = memory.cycles
     record["seconds"] = round(time.perf_counter() - started, 1)
     return record
 
@@ -278,7 +290,9 @@ def summarise(
                 **spread([float(v) for v in per_seed if v is not None]),
                 "per_seed": per_seed,
             }
-        if system == "deltacore":
+        if any("cycles" in r for r in records):
+            summary["consolidation_cycles"] = [r.get("cycles", []) for r in records]
+        if system.startswith("deltacore"):
             summary["credit_accuracy"] = {
                 **spread([rate(r["credit"]) if r["credit"] else None for r in records]),
                 "contested_plans": sum(len(r["credit"]) for r in records),
@@ -430,6 +444,7 @@ def run_seed(
     fake: bool,
     quiet: bool,
     writes: str = "step",
+    every: int = CONSOLIDATE_EVERY,
 ) -> dict:
     """Every system on one seed (one worker process with ``--jobs``)."""
     embedder = make_embedder(fake)
@@ -444,7 +459,7 @@ def run_seed(
     with tempfile.TemporaryDirectory(prefix="selflearn-", dir=base) as tmp:
         for system in systems:
             records[system] = record = run_system(
-                system, seed, world, config, embedder, Path(tmp), writes
+                system, seed, world, config, embedder, Path(tmp), writes, every
             )
             if not quiet:
                 final = rate(record["success"][-FINAL:])
@@ -491,7 +506,10 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="deltacore.testing.FakeEmbedder, not MiniLM",
     )
-    parser.add_argument("--systems", nargs="*", choices=SYSTEMS, default=list(SYSTEMS))
+    parser.add_argument("--systems", nargs="*", choices=SYSTEMS, default=list(DEFAULT_SYSTEMS),
+                        help="deltacore_sleep: DeltaCore with consolidate() every --consolidate-every episodes")
+    parser.add_argument("--consolidate-every", type=int, default=CONSOLIDATE_EVERY,
+                        help="episodes between two consolidate() cycles of deltacore_sleep")
     parser.add_argument(
         "--json", type=Path, help="default docs/results/self_learning_<world>.json"
     )
@@ -532,6 +550,7 @@ def main(argv: list[str] | None = None) -> int:
             args.fake_embedder,
             args.quiet,
             args.writes,
+            args.consolidate_every,
         )
         for seed in seeds
     ]

@@ -179,10 +179,15 @@ class DriftAwareTable(PlanTable):
 class DeltaCoreMemory(NoMemory):
     name = "deltacore"
 
-    def __init__(self, embedder: Any, folder: Path, writes: str = "step") -> None:
+    def __init__(self, embedder: Any, folder: Path, writes: str = "step", consolidate_every: int = 0) -> None:
         from deltacore import DeltaCore
 
         self.memory = DeltaCore.open(folder, embedder=embedder)
+        self.consolidate_every = consolidate_every
+        """``N > 0``: the store runs ``consolidate()`` after every N-th episode (the "with
+        schemas" mode; the policy is the same, only the store sleeps)."""
+        self.finished = 0
+        self.cycles: list[dict[str, Any]] = []
         self.writes = writes
         """``"step"``: each call and each result ingested as it happens (an adapter's hooks);
         ``"episode"``: the episode's steps buffered and ingested in one batch before the outcome."""
@@ -290,6 +295,22 @@ class DeltaCoreMemory(NoMemory):
             _stored(self.memory.ingest(events, channel=channel))
         self.pending = []
         self.memory.record_outcome(self.episode_id, 1.0 if episode.success else -1.0)
+        self.finished += 1
+        if self.consolidate_every and self.finished % self.consolidate_every == 0:
+            report = self.memory.consolidate()
+            self.cycles.append(
+                {
+                    "episode": self.finished,
+                    "merged": report.merged,
+                    "hidden": report.originals_hidden,
+                    "pruned": report.pruned,
+                    "schemas_created": report.schemas_created,
+                    "schemas_updated": report.schemas_updated,
+                    "schemas_merged": report.schemas_merged,
+                    "low_fidelity": len(report.low_fidelity_schemas),
+                    "rolled_back": report.rolled_back,
+                }
+            )
 
     def close(self) -> None:
         self.memory.close()

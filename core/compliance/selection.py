@@ -61,7 +61,7 @@ class Selection:
         for name, touched in self.derived.items():
             if touched:
                 # Facts are touched by slot; utilities by the updates the subject's episodes gave.
-                label = {"utilities": "utility_updates", "reputation": "reputation_sources"}.get(name, f"{name}_slots")
+                label = {"utilities": "utility_updates", "reputation": "reputation_sources", "schemas": "schema_episodes"}.get(name, f"{name}_slots")
                 out[label] = len(touched)
         return out
 
@@ -133,9 +133,13 @@ def select_targets(
         for _key, text in erasure.scan(conn, "dc_events", tenant, ids=list(found)[:_SAMPLES]):
             _sample(selection, "events", text.split("\n", 1)[0])
     # Every version of a memory is an event: the older versions of what was found go with it
-    # (its hidden history); the newer versions too when the memory was named by id.
+    # (its hidden history); the newer versions too when the memory was named by id. Not a
+    # merged memory that hides a named event: its other originals are other events (the same
+    # tool call in other episodes), and walking back from it erased them all (seen: forgetting
+    # one plan episode erased the identical calls of every episode merged with it). The merged
+    # memory goes all the same, and its surviving originals come back (``MergedDerivation``).
     if request.event_ids:
-        found.update(dict.fromkeys(erasure.version_chain(conn, named, newer=True)))
+        found.update(dict.fromkeys(erasure.version_chain(conn, named, newer=True, through_merges=False)))
     found.update(dict.fromkeys(erasure.version_chain(conn, list(found), newer=False)))
     event_ids = list(found)
     if bound is not None and not request.only_within:

@@ -18,6 +18,7 @@ from typing import Any
 from deltacore.model import new_id
 from deltacore.storage.cold_archive import ColdArchive
 from deltacore.storage.consolidation_store import ConsolidationRepository
+from deltacore.storage.plan_store import PlanRepository
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,42 @@ class MergedDerivation:
             self.repo.drop_derivations(conn, [merged_id])
             deleted += 1
         return MergedChange(artifact=self.artifact, modified=modified, deleted=deleted)
+
+
+class SchemaSupportScrub:
+    """Schemas whose recorded support names an erased episode: that id is taken out of every
+    stored version (``support.episode_ids``, what ``schema_get`` shows), in the erasure's
+    transaction. A version whose text names the subject is deleted outright by the pipeline
+    (``dc_schemas`` is searched like every table); this reaches the versions that name the
+    episode only by id. Counts and rates a cycle recorded stay as they were: the next cycle
+    records them again from the episodes that remain."""
+
+    artifact = "schemas"
+
+    def __init__(self, plans: PlanRepository) -> None:
+        self.plans = plans
+
+    def touched(self, conn: Any, event_ids: Sequence[str]) -> list[Any]:
+        return [list(pair) for pair in self.plans.episodes_of_events(conn, event_ids)]
+
+    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str], **options: Any) -> Any:
+        by_tenant: dict[str, set[str]] = {}
+        for tenant, episode in touched:
+            by_tenant.setdefault(tenant, set()).add(episode)
+        modified = 0
+        for tenant, episodes in by_tenant.items():
+            gone = episodes - self.plans.episodes_with_events(conn, tenant, sorted(episodes))
+            if not gone:
+                continue  # a partly erased episode still happened: it still supports its schema
+            for row in self.plans.all_schema_versions(conn, tenant):
+                support = (row["body"] or {}).get("support")
+                ids = support.get("episode_ids") if isinstance(support, dict) else None
+                if not isinstance(ids, list) or not gone.intersection(ids):
+                    continue
+                body = {**row["body"], "support": {**support, "episode_ids": [i for i in ids if i not in gone]}}
+                self.plans.rewrite_schema_body(conn, tenant, row["schema_id"], int(row["version"]), body)
+                modified += 1
+        return MergedChange(artifact=self.artifact, modified=modified)
 
 
 def _matches(event: dict[str, Any], request: Any) -> bool:

@@ -16,6 +16,7 @@ from deltacore.compliance.journal import hmac_key
 from deltacore.compliance.pipeline import Forgetter
 from deltacore.compliance.reputation import ReputationRederivation
 from deltacore.compliance.utilities import UtilityRederivation
+from deltacore.consolidation.forgetting import SchemaSupportScrub
 from deltacore.errors import NotFoundError
 from deltacore.storage.erasure import ErasureRepository
 from deltacore.storage.reindex import rebuild_index
@@ -36,6 +37,7 @@ class ForgettingMethods:
     _thaw_for_forget: Any
     _with_cold_counts: Any
     _consolidation_derived: Any
+    _plan_repo: Any
 
     def forget(self, request: RequestLike | None = None, /, *, dry_run: bool = False, **fields: Any) -> ForgetCertificate:
         """Erase a subject everywhere and return the certificate that proves it.
@@ -131,6 +133,7 @@ class ForgettingMethods:
             UtilityRederivation(self.config.decay_rate_per_hour, alpha),
             reputation,
             self._consolidation_derived(),  # merged memories of erased events (engine/consolidation.py)
+            SchemaSupportScrub(self._plan_repo),  # erased episodes out of the schemas' recorded support
         ]
 
     def _audit_forget(self, request: ForgetRequest, certificate: ForgetCertificate) -> Any:

@@ -54,6 +54,7 @@ from deltacore.retrieval import Retriever
 from deltacore.retrieval.explain import explain_query
 from deltacore.model.explain import QueryExplanation
 from deltacore.retrieval.belief_ranking import BeliefRanking
+from deltacore.retrieval.schema_packets import SchemaSource
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
 from deltacore.belief import BeliefLayer, belief_extractor, slot_matcher
@@ -179,6 +180,10 @@ class DeltaCore(
         # Plans as schemas (issue 17): recall_plans, declare_failure, schema_* (engine/plans.py).
         self._plan_recall = PlanRecall(self._sql, self._plan_repo, drift, self._embedder)
         self._schemas = SchemaBook(self._sql, self._plan_repo, self._plan_recall)
+        # The schema router (routers=["schema"]): a packet that is a schema with its support.
+        self._retriever.schemas = SchemaSource(
+            self._plan_repo, self._plan_recall, self._embedder, self._tokens, config.consolidation.fidelity_floor
+        )
         self._init_vector_writes()  # engine/vector_writes.py
         self._init_governance()  # budgets, degradation levels, monitoring, telemetry (monitoring.py)
         self._init_consolidation()  # Layer 5: cycles, the COLD tier, the trigger thread (engine/consolidation.py)

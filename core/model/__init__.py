@@ -21,7 +21,7 @@ from deltacore.model.learning import (
     ReviewItem,
     ToolDrift,
 )
-from deltacore.model.packets import MemoryFlag, MemoryPacket
+from deltacore.model.packets import MemoryFlag, MemoryPacket, PacketKind, SchemaMatch
 from deltacore.model.query import PresetName, QueryCriteria, RouterName, SearchBudget
 from deltacore.model.results import CausalChain, DeleteResult, IngestResult, StoreStats
 from deltacore.model.scope import SCOPE_FIELDS, Scope, ScopeFilter
@@ -57,6 +57,8 @@ __all__ = [
     "MemoryVersion",
     "MemoryPacket",
     "Namespace",
+    "PacketKind",
+    "SchemaMatch",
     "OutcomeReport",
     "PacketExplanation",
     "PresetName",

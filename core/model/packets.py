@@ -6,10 +6,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from deltacore.model.base import FROZEN
 from deltacore.model.events import Delta, EventKind
+from deltacore.model.plans import SchemaStep, Slot
 from deltacore.model.scope import Scope, Scoped
 from deltacore.model.trust import Namespace
 
@@ -34,6 +35,47 @@ class MemoryFlag(StrEnum):
     DEGRADED = "degraded"
     """The fact it states was last observed before a distribution shift (E07): the world it
     describes may have moved on."""
+    LOW_FIDELITY = "low_fidelity"
+    """A schema packet whose episodes no longer bear it out: its fidelity to them is under the
+    consolidation floor (``ConsolidationPolicy.fidelity_floor``, 0.7), as REM's audit reports."""
+
+
+class PacketKind(StrEnum):
+    """What a packet is when it is not one stored event (``MemoryPacket.kind``)."""
+
+    SCHEMA = "schema"
+    """A learned plan pattern with the episodes behind it (the ``schema`` router)."""
+
+
+class SchemaMatch(BaseModel):
+    """What a schema packet carries beside its text: the schema and the evidence behind it,
+    read live from the episodes that survive (erased or quarantined ones never count)."""
+
+    model_config = FROZEN
+
+    schema_id: str
+    version: int
+    provenance: str = "LEARNED"
+    """``LEARNED`` (from this store's episodes) or ``PRIOR`` (imported)."""
+    kind: str | None = None
+    """The task kind it was learned for."""
+    steps: tuple[SchemaStep, ...] = ()
+    slots: tuple[Slot, ...] = ()
+    successes: int = 0
+    failures: int = 0
+    transient_failures: int = 0
+    probability: float = 0.5
+    """Posterior mean success rate: the schema's prior plus its supporting episodes' outcomes."""
+    fidelity: float | None = None
+    """Fidelity to its supporting episodes (REM's ``steps × rate``); None with no episode."""
+    low_fidelity: bool = False
+    episode_ids: tuple[str, ...] = ()
+    """The supporting episodes (newest first, at most 20) in the query's scope."""
+    event_ids: tuple[str, ...] = ()
+    """The tool calls of those episodes that make up the pattern (their deltas are the
+    packet's ``deltas`` and ``provenance``)."""
+    similarity: float = 0.0
+    """Cosine of the query to the schema's nearest trigger text."""
 
 
 class MemoryPacket(Scoped):
@@ -42,9 +84,10 @@ class MemoryPacket(Scoped):
     model_config = FROZEN
 
     id: str
-    """The id of the event this memory is."""
+    """The id of the event this memory is (a schema packet: ``"schema:<schema_id>"``)."""
     text: str
-    kind: EventKind
+    kind: EventKind | PacketKind
+    """The event's kind, or :attr:`PacketKind.SCHEMA` for a schema packet (``schema_match``)."""
     ts: datetime
     score: float
     """Fused relevance score (higher is better)."""
@@ -80,6 +123,13 @@ class MemoryPacket(Scoped):
     """Competing values of an open conflict about this memory's fact, with their belief weights."""
     belief_hint: str | None = None
     """What to do before relying on it (``"re-observe before acting: …"`` when STALE)."""
+    # ---- schemas (Layer 5): set on a packet of the ``schema`` router
+    schema_match: SchemaMatch | None = None
+    """The schema this packet is, with its statistics and supporting episodes (kind ``schema``)."""
+
+    @property
+    def is_schema(self) -> bool:
+        return self.kind is PacketKind.SCHEMA
 
     @property
     def superseded(self) -> bool:

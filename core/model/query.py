@@ -24,6 +24,9 @@ class RouterName(StrEnum):
     CAUSAL = "causal"
     UTILITY = "utility"
     BELIEF = "belief"
+    SCHEMA = "schema"
+    """Learned plan schemas whose trigger matches the query (only when named: a packet that
+    is a schema with its supporting episodes, ``MemoryPacket.schema_match``)."""
 
 
 class PresetName(StrEnum):

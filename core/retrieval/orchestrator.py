@@ -24,6 +24,8 @@ from deltacore.retrieval.query_analysis import analyze
 from deltacore.retrieval.rerank import Reranker, apply_reranker
 from deltacore.retrieval.routers import Ranked, SearchContext, build_routers
 from deltacore.retrieval.routers.registry import STAGE_ONE, STAGE_TWO, VECTOR_ROUTERS
+from deltacore.retrieval.routers.schema import SHARED_KEY as SCHEMA_CANDIDATES
+from deltacore.retrieval.schema_packets import SchemaSource, is_schema_id
 from deltacore.retrieval.routers.semantic import POOL_FACTOR
 from deltacore.storage import ChromaIndex, HotTier, SQLStore
 from deltacore.storage.filters import event_filters
@@ -75,7 +77,10 @@ class Retriever:
         honeypots: Any = None,
         on_alert: Callable[[str, str, list[str]], None] | None = None,
         beliefs: BeliefRanking | None = None,
+        schemas: SchemaSource | None = None,
     ) -> None:
+        # The schema router's candidates and packets (schema_packets.py); None = no schemas.
+        self.schemas = schemas
         # What the belief layer knows reorders each fact slot after fusion (belief_ranking.py).
         self.beliefs = beliefs
         self._defence = RetrievalDefence(trust, honeypots) if trust is not None else None
@@ -138,6 +143,7 @@ class Retriever:
                 index=self._index(),
                 embed_query=self._embed_query,
                 hot=self._hot,
+                schemas=self.schemas,
                 # The entity and temporal routers post-filter the query's plain neighbours: the
                 # semantic router's search fetches their pool too (one vector search per query).
                 neighbour_pool=limit * POOL_FACTOR if RouterName.ENTITY in weights or RouterName.TEMPORAL in weights else limit,
@@ -246,7 +252,8 @@ class Retriever:
         needed: int,
     ) -> list[MemoryPacket]:
         """The first ``needed`` packets of ``chunk`` that pass the query's filters, in order."""
-        rows = self._sql.fetch_events(conn, [item_id for item_id, _, _ in chunk], context.filters)
+        schemas = {item[0]: p for item in chunk if is_schema_id(item[0]) and (p := self._schema_packet(conn, item, context, criteria, now))}
+        rows = self._sql.fetch_events(conn, [item_id for item_id, _, _ in chunk if not is_schema_id(item_id)], context.filters)
         wants_deltas = criteria.include_deltas or criteria.min_utility is not None or criteria.exclude_tainted or criteria.exclude_stale
         delta_rows = self._sql.deltas_for_events(conn, list(rows)) if rows and wants_deltas else {}
         # Which rows survive is decided by the rows and their deltas alone, so provenance (the
@@ -254,7 +261,7 @@ class Retriever:
         kept: list[tuple[str, float, dict[str, int]]] = []
         for item in chunk:
             row = rows.get(item[0])
-            if row is not None and self._keep(delta_rows.get(item[0], ()), criteria, now):
+            if item[0] in schemas or row is not None and self._keep(delta_rows.get(item[0], ()), criteria, now):
                 kept.append(item)
                 if len(kept) == needed:
                     break
@@ -262,9 +269,25 @@ class Retriever:
         provenance = self._provenance(conn, wanted_deltas) if criteria.include_deltas and wanted_deltas else {}
         packets = []
         for item_id, score, router_ranks in kept:
+            if item_id in schemas:
+                packets.append(schemas[item_id])
+                continue
             deltas = tuple(self._delta(d, provenance, now) for d in delta_rows.get(item_id, ()))
             packets.append(self._packet(rows[item_id], score, router_ranks, deltas, provenance, criteria))
         return packets
+
+    def _schema_packet(
+        self, conn: Any, item: tuple[str, float, dict[str, int]], context: SearchContext, criteria: QueryCriteria, now: float
+    ) -> MemoryPacket | None:
+        """The packet of a schema the schema router found (None: the query's filters drop it)."""
+        candidate = context.shared.get(SCHEMA_CANDIDATES, {}).get(item[0])  # type: ignore[union-attr]
+        if candidate is None or self.schemas is None:
+            return None
+        calls = [c.event_id for t in candidate.traces for c in t.plan]
+        delta_rows = self._sql.deltas_for_events(conn, calls) if calls else {}
+        return self.schemas.packet(
+            candidate, item[1], item[2], criteria, delta_rows, lambda row: self._delta(row, {}, now), now
+        )
 
     def _provenance(self, conn: Any, delta_ids: list[str]) -> dict[str, list[str]]:
         """child -> parents for the deltas and their ancestors up to PROVENANCE_DEPTH."""

@@ -19,6 +19,7 @@ from deltacore.storage import tables as t
 from deltacore.storage.checkpoint_store import checkpoint_writes, checkpoints
 from deltacore.storage.erasure_physical import chroma_folder_cleanup, hnsw_scrub, sqlite_physical
 from deltacore.storage.erasure_physical import postgres_physical as _postgres_physical
+from deltacore.storage.consolidation_store import derivations
 from deltacore.storage.plan_store import schemas as plan_schemas
 from deltacore.storage.filters import entity_filter
 from deltacore.storage.id_lists import chunks
@@ -166,9 +167,13 @@ class ErasureRepository:
             count += len(conn.execute(statement).all())
         return count
 
-    def version_chain(self, conn: Connection, event_ids: Sequence[str], *, newer: bool) -> list[str]:
+    def version_chain(
+        self, conn: Connection, event_ids: Sequence[str], *, newer: bool, through_merges: bool = True
+    ) -> list[str]:
         """Every older version of these events (``replaced_by`` leads to them) and, with
-        ``newer``, every version that replaced them; the given ids are not repeated."""
+        ``newer``, every version that replaced them; the given ids are not repeated.
+        ``through_merges=False``: the newer walk stops before a merged memory (a row of
+        ``dc_derivations``), which hides other events besides these."""
         seen = set(event_ids)
         frontier = list(event_ids)
         found: list[str] = []
@@ -177,9 +182,10 @@ class ErasureRepository:
             for chunk in chunks(frontier):
                 step.extend(conn.execute(select(t.events.c.id).where(t.events.c.replaced_by.in_(chunk))).scalars())
                 if newer:
-                    step.extend(
-                        v for v in conn.execute(select(t.events.c.replaced_by).where(t.events.c.id.in_(chunk))).scalars() if v
-                    )
+                    statement = select(t.events.c.replaced_by).where(t.events.c.id.in_(chunk))
+                    if not through_merges:
+                        statement = statement.where(t.events.c.replaced_by.not_in(select(derivations.c.derived_id)))
+                    step.extend(v for v in conn.execute(statement).scalars() if v)
             frontier = [e for e in dict.fromkeys(step) if e not in seen]
             seen.update(frontier)
             found.extend(frontier)

@@ -21,8 +21,9 @@ SCOPE_METADATA = ("agent_id", "user_id", "session_id", "episode_id", "kind", "na
 """The row metadata :func:`scope_predicate` reads (what the HOT tier keeps beside each vector)."""
 
 
-def scope_clauses(scope: ScopeFilter) -> list[ColumnElement[bool]]:
-    """The scope filter as SQL conditions on ``dc_events``."""
+def scope_clauses(scope: ScopeFilter, *, current_only: bool = True) -> list[ColumnElement[bool]]:
+    """The scope filter as SQL conditions on ``dc_events``; ``current_only=False`` leaves out
+    the "not replaced" condition (for a caller that decides which replaced rows count)."""
     clauses: list[ColumnElement[bool]] = [events.c.tenant == scope.tenant]
     if scope.agents:
         clauses.append(events.c.agent_id.in_(scope.agents))
@@ -39,7 +40,8 @@ def scope_clauses(scope: ScopeFilter) -> list[ColumnElement[bool]]:
     if not scope.include_quarantined:
         clauses.append(events.c.namespace != Namespace.QUARANTINE.value)
     # A version an update replaced is kept (``versions()``) but is no longer the memory.
-    clauses.append(events.c.replaced_by.is_(None))
+    if current_only:
+        clauses.append(events.c.replaced_by.is_(None))
     if scope.since is not None:
         clauses.append(events.c.ts >= scope.since)
     if scope.until is not None:

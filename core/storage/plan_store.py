@@ -12,8 +12,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from deltacore.model import Namespace, ScopeFilter
 from deltacore.storage.consolidation_store import derivations
 from deltacore.storage.database import Database
+from deltacore.storage.filters import scope_clauses
 from deltacore.storage.tables import deltas, events, metadata, utility_updates
 from sqlalchemy import (
     JSON,
@@ -203,6 +205,39 @@ class PlanRepository:
                 found[episode] = float(reward)
         return found
 
+    def events_within(
+        self,
+        conn: Connection,
+        event_ids: Sequence[str],
+        scope: ScopeFilter,
+        *,
+        min_trust: float | None = None,
+        trusted_only: bool = False,
+    ) -> dict[str, tuple[str, float]]:
+        """``event id -> (namespace, trust)`` for those of ``event_ids`` inside ``scope``
+        (its kinds aside), counted as an episode is (:func:`_episode_rows`): an original a merge
+        hid is still inside, a quarantined event never is, whatever the scope says."""
+        merged = select(derivations.c.derived_id).where(derivations.c.tenant == scope.tenant)
+        inside = scope.model_copy(update={"kinds": (), "include_quarantined": False})
+        clauses = [
+            *scope_clauses(inside, current_only=False),
+            or_(events.c.replaced_by.is_(None), events.c.replaced_by.in_(merged)),
+            events.c.id.not_in(merged),
+        ]
+        if min_trust is not None:
+            clauses.append(events.c.trust >= min_trust)
+        if trusted_only:
+            clauses.append(events.c.namespace == Namespace.TRUSTED.value)
+        found: dict[str, tuple[str, float]] = {}
+        ids = list(dict.fromkeys(event_ids))
+        for start in range(0, len(ids), 500):
+            statement = select(events.c.id, events.c.namespace, events.c.trust).where(
+                events.c.id.in_(ids[start : start + 500]), *clauses
+            )
+            for row in conn.execute(statement):
+                found[row.id] = (row.namespace, float(row.trust if row.trust is not None else 1.0))
+        return found
+
     def event_kind(
         self, conn: Connection, event_id: str, tenant: str
     ) -> tuple[str, str | None] | None:
@@ -314,6 +349,44 @@ class PlanRepository:
                 note=note,
             )
         )
+
+    def all_schema_versions(self, conn: Connection, tenant: str) -> list[dict[str, Any]]:
+        """Every version of every schema of the tenant."""
+        statement = select(schemas).where(schemas.c.tenant == tenant).order_by(schemas.c.schema_id, schemas.c.version)
+        return [dict(row._mapping) for row in conn.execute(statement)]
+
+    def rewrite_schema_body(
+        self, conn: Connection, tenant: str, schema_id: str, version: int, body: dict[str, Any]
+    ) -> None:
+        """Replace one stored version's body in place (an erasure's rewrite; versions are
+        otherwise append-only)."""
+        conn.execute(
+            schemas.update()
+            .where(schemas.c.tenant == tenant, schemas.c.schema_id == schema_id, schemas.c.version == version)
+            .values(body=body)
+        )
+
+    def episodes_of_events(self, conn: Connection, event_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """``(tenant, episode)`` of the episodes these events belong to."""
+        found: dict[tuple[str, str], None] = {}
+        ids = list(event_ids)
+        for start in range(0, len(ids), 500):
+            statement = select(events.c.tenant, events.c.episode_id).where(
+                events.c.id.in_(ids[start : start + 500]), events.c.episode_id.is_not(None)
+            )
+            found.update(dict.fromkeys((row.tenant, row.episode_id) for row in conn.execute(statement)))
+        return list(found)
+
+    def episodes_with_events(self, conn: Connection, tenant: str, episode_ids: Sequence[str]) -> set[str]:
+        """Those of ``episode_ids`` that still have an event."""
+        found: set[str] = set()
+        ids = list(episode_ids)
+        for start in range(0, len(ids), 500):
+            statement = select(events.c.episode_id).where(
+                events.c.tenant == tenant, events.c.episode_id.in_(ids[start : start + 500])
+            ).distinct()
+            found.update(conn.execute(statement).scalars())
+        return found
 
     def known_schema_ids(self, conn: Connection, tenant: str) -> set[str]:
         return set(

@@ -7,6 +7,7 @@ from deltacore.retrieval.routers.entity import EntityRouter
 from deltacore.retrieval.routers.lexical import LexicalRouter
 from deltacore.retrieval.routers.recency import RecencyRouter
 from deltacore.retrieval.routers.registry import ROUTERS, RouterEntry, Stage, build_routers
+from deltacore.retrieval.routers.schema import SchemaRouter
 from deltacore.retrieval.routers.semantic import SemanticRouter
 from deltacore.retrieval.routers.temporal import TemporalRouter
 from deltacore.retrieval.routers.utility import UtilityRouter
@@ -22,6 +23,7 @@ __all__ = [
     "ROUTERS",
     "Router",
     "RouterEntry",
+    "SchemaRouter",
     "SearchContext",
     "SemanticRouter",
     "Stage",

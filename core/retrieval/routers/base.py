@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from sqlalchemy import ColumnElement, Connection
@@ -40,6 +40,9 @@ class SearchContext:
     scope: ScopeFilter = None  # type: ignore[assignment]
     """The query's scope filter, for the indexes that apply it themselves (Chroma, HOT tier);
     None = ``ScopeFilter.of(criteria)``."""
+    schemas: Any = None
+    """The schema router's source (``deltacore.retrieval.schema_packets.SchemaSource``); None =
+    no schema router on this store."""
     _vector: np.ndarray | None = field(default=None, repr=False)
     # Shared by the copies a router on another thread works with (dataclasses.replace keeps the
     # same dict): what one router searched, the others reuse.

@@ -14,6 +14,7 @@ from deltacore.retrieval.routers.causal import CausalRouter
 from deltacore.retrieval.routers.entity import EntityRouter
 from deltacore.retrieval.routers.lexical import LexicalRouter
 from deltacore.retrieval.routers.recency import RecencyRouter
+from deltacore.retrieval.routers.schema import SchemaRouter
 from deltacore.retrieval.routers.semantic import SemanticRouter
 from deltacore.retrieval.routers.temporal import TemporalRouter
 from deltacore.retrieval.routers.utility import UtilityRouter
@@ -51,6 +52,8 @@ ROUTERS: tuple[RouterEntry, ...] = (
     RouterEntry(RouterName.CAUSAL, Stage.EXPAND, 0.7, lambda _decay: CausalRouter()),
     RouterEntry(RouterName.UTILITY, Stage.EXPAND, 0.5, UtilityRouter),
     RouterEntry(RouterName.BELIEF, Stage.EXPAND, 0.3, lambda _decay: BeliefRouter()),
+    # Only when named (presets.choose_routers never picks it): its candidates are schemas.
+    RouterEntry(RouterName.SCHEMA, Stage.FIND, 1.0, lambda _decay: SchemaRouter(), searches_vectors=True),
 )
 """The registry, in the order the routers are listed to callers."""
 
