@@ -23,6 +23,13 @@ class FactClaim:
     correction: bool = False
     denied: str | None = None
     """The value a correction says is wrong ("…, not Paris")."""
+    open_predicate: bool = False
+    """True when ``attribute`` is a verb phrase no lexicon or prototype names ("is coached by"):
+    the belief layer joins it to one of the subject's existing slots or drops the claim; it
+    never opens a slot of its own (a distractor such as "flew to X" must not become one)."""
+    previous: str | None = None
+    """The old value a change names ("swapped Vim for Emacs", "went from A to B"): the slot
+    whose current value it is, is the slot the change is about."""
 
 
 # ---- dates -------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from deltacore.belief.attributes import AttributeResolver
 from deltacore.belief.claims import _DATE, FactClaim, parse_date, timestamp_of
-from deltacore.belief.grammar import lowercase_value, name_span, parse
+from deltacore.belief.grammar import lowercase_value, parse
 from deltacore.belief.json_facts import json_claims
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
@@ -30,6 +30,16 @@ from deltacore.belief.lexicon import (
     clean,
     normalise_attribute,
     value_key,
+)
+from deltacore.belief.phrases import (
+    AUX,
+    SUBJECT,
+    UNITS,
+    VALUE,
+    change_reading,
+    name_phrase,
+    noun_reading,
+    open_predicate,
 )
 
 MAX_TEXT_CHARS = 2000
@@ -117,11 +127,8 @@ _UNRESOLVABLE = frozenset(
      "its", "today", "yesterday", "now", "then", "also", "and", "but", "so"}
 )
 
-_SUBJECT = r"(?P<subject>I|[Mm]y|[Tt]he user|(?:[Tt]he\s+)?[A-Za-z][\w.&-]*(?:\s+[A-Za-z][\w.&-]*){0,2}?)"
-_AUX = r"(?:\s*(?:'ve|’ve|'s|’s|'m|’m)|\s+(?:has|have|am|is))?(?:\s+been)?(?:\s+(?:just|recently|now|finally|since|also|still))?"
-_VALUE = r"(?P<value>[^,;]{1,60}?)"
 _LABEL_SLOTS = (
-    re.compile(rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
+    re.compile(rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
     re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60})$"),
 )
 
@@ -142,22 +149,27 @@ _VERBS: tuple[tuple[str, str, str, float], ...] = (
     ("liking", r"(?:likes|like|loves|love|enjoys|enjoy)", "likes", 0.85),
 )
 _VERB_PATTERNS = [
-    (name, re.compile(rf"^{_SUBJECT}{_AUX}\s+(?:{verb})\s+{_VALUE}$"), attribute, conf)
+    (name, re.compile(rf"^{SUBJECT}{AUX}\s+(?:{verb})\s+{VALUE}$"), attribute, conf)
     for name, verb, attribute, conf in _VERBS
 ]
 _POSSESSIVE = re.compile(
-    rf"^{_SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became)|\s*:)\s+{_VALUE}$"
+    rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became)|\s*:)\s+{VALUE}$"
 )
-_MY = re.compile(rf"^(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|is now)\s+{_VALUE}$")
+_MY = re.compile(rf"^(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|is now)\s+{VALUE}$")
 _OF = re.compile(
-    rf"^[Tt]he\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+of\s+{_SUBJECT}\s+(?:is|is now|has changed to)\s+{_VALUE}$"
+    rf"^[Tt]he\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+of\s+{SUBJECT}\s+(?:is|is now|has changed to)\s+{VALUE}$"
+)
+# "Ownership of X moved to Y", "The lead for X was handed over to Y": the slot's noun changes hands.
+_NOMINAL_CHANGE = (
+    r"\s+(?:has\s+)?(?:moved|went|passed|shifted|switched|transferred)\s+to"
+    r"|\s+(?:was|has\s+been)\s+(?:handed|passed|moved|transferred|reassigned)(?:\s+over)?\s+to"
 )
 _ATTR_OF = re.compile(
     rf"^(?:[Tt]he\s+)?(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:of|for|on)\s+(?P<subject>(?:[Tt]he\s+)?[\w][\w.&() -]{{0,60}}?)"
-    rf"(?:\s*:|\s+is(?:\s+now)?|\s+has changed to|\s+changed to)\s+{_VALUE}$"
+    rf"(?:\s*:|\s+is(?:\s+now)?|\s+has changed to|\s+changed to|{_NOMINAL_CHANGE})\s+{VALUE}$"
 )
-_VALUE_MY = re.compile(rf"^{_VALUE}\s+is\s+(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
-_VALUE_POSSESSIVE = re.compile(rf"^{_VALUE}\s+is\s+{_SUBJECT}(?:'s|’s)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
+_VALUE_MY = re.compile(rf"^{VALUE}\s+is\s+(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
+_VALUE_POSSESSIVE = re.compile(rf"^{VALUE}\s+is\s+{SUBJECT}(?:'s|’s)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
 # "Lena is an engineering manager", "I'm a QA engineer": a job title when the last word is an
 # occupation.
 _OCCUPATIONS = (
@@ -165,10 +177,19 @@ _OCCUPATIONS = (
     "officer|researcher|lead|specialist|technician|accountant|recruiter|editor|programmer|tester|strategist|owner|"
     "executive|coordinator|advisor|adviser|lawyer|nurse|teacher|professor|student|doctor"
 )
-_IS_A = re.compile(rf"^(?P<subject>I|{_SUBJECT[len('(?P<subject>'):-1]})(?:\s+am|\s+is|'m|’m)\s+(?:a|an)\s+(?P<value>(?:[\w-]+\s+){{0,3}}(?:{_OCCUPATIONS}))$")
+# "became", "has become", "is now": the copula of a change of state.
+_IS_A = re.compile(
+    rf"^(?P<subject>I|{SUBJECT[len('(?P<subject>'):-1]})(?:\s+am|\s+is|'m|’m|\s+became|\s+(?:has|have)\s+become|['’]ve\s+become)"
+    rf"(?:\s+now)?\s+(?:a|an)\s+(?P<value>(?:[\w-]+\s+){{0,3}}(?:{_OCCUPATIONS}))$"
+)
+# "took on a new role as …", "is starting a new job as …": a job title, said with its noun.
+_ROLE_AS = re.compile(
+    rf"^{SUBJECT}{AUX}\s+(?:[a-z]+\s+){{0,4}}?(?:role|job|position|post)\s+as\s+(?:a\s+|an\s+)?"
+    rf"(?P<value>(?:[\w-]+\s+){{0,3}}(?:{_OCCUPATIONS}))$"
+)
 _LEAD_ADVERB = re.compile(r"^(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?\s+", re.IGNORECASE)
-_NEW_ATTR = re.compile(rf"^{_SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{_VALUE}$")
-_COPULA = re.compile(rf"^{_SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
+_NEW_ATTR = re.compile(rf"^{SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{VALUE}$")
+_COPULA = re.compile(rf"^{SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
 _AT_PLACE = re.compile(r"^(?:in|at)\s+(?P<value>[A-Z][^,;]{0,40})$")
 _PORT_VALUE = re.compile(r"^\d{2,5}$")
 _PROPER_ATTRIBUTES = frozenset({"home city", "work city", "employer", "location"})
@@ -276,13 +297,20 @@ class RuleFactExtractor:
         if _UNSURE.search(s) or _NEGATED.search(s):
             return None
         match = self._match(s) if _TRIGGER.search(s) else None
+        previous = None
         if match is None and len(s.split()) <= MAX_GRAMMAR_WORDS:
             # A statement of one fact is short; longer sentences (most of chat and logs) skip
             # the wider patterns, which keeps the write path's cost flat.
-            match = self._labelled(s) or self._generic(s)
+            match = self._labelled(s)
+            if match is None and (change := change_reading(s)) is not None:
+                match, previous = change[:5], change[5]
+                if (category := category_of(change[2])) is not None:
+                    match = (*match[:1], category, *match[2:4], "switch")  # the layer prefers the old value's slot
+            match = match or noun_reading(s, self.resolver.embeds) or self._generic(s)
         if match is None:
             return None
         subject_name, attribute, value, confidence, rule = match
+        unnamed = rule in ("open", "change", "noun")
         if subject_name.casefold() in _UNRESOLVABLE or subject_name.split()[0].casefold() in _UNRESOLVABLE:
             return None
         subject = canonical_subject(subject_name, actor, user_id)
@@ -293,13 +321,14 @@ class RuleFactExtractor:
             value = re.sub(r"^(?:in|at)\s+(?=[A-Z])", "", value)  # "my home is in Berlin"
             if not _proper(value):
                 return None
-        if attribute in PERSON_ATTRIBUTES and not _person_like(subject_name):
+        if attribute in PERSON_ATTRIBUTES and not _person_like(subject_name) and not unnamed:
             return None  # a deployment does not live anywhere
         if _ADDITIVE.search(s) and attribute not in MULTI_VALUED:
             return None  # "Agnes also uses Emacs": a second tool, not a switch
         if correction:
             confidence = max(confidence, 0.95)
-        return FactClaim(subject, clean(subject_name), attribute, value, confidence, f"rule:{rule}", valid_from, correction, denied)
+        return FactClaim(subject, clean(subject_name), attribute, value, confidence, f"rule:{rule}", valid_from, correction,
+                         denied, open_predicate=unnamed, previous=previous)
 
     def _attribute(self, phrase: str) -> str | None:
         """A possessive's or label's attribute: the lexicon's or the resolver's name, else the
@@ -315,25 +344,29 @@ class RuleFactExtractor:
             (m := _LABEL.match(s)) is not None
             and (reading := self._label_reading(m["label"])) is not None
             and len(m["body"].split()) <= 6
-            and _name_phrase(reading[0])
+            and name_phrase(reading[0])
         ):
             return reading[0], reading[1], m["body"], 0.85, "label"
         for pattern in (_ATTR_OF, _VALUE_MY, _VALUE_POSSESSIVE, _NEW_ATTR):
             if (m := pattern.match(s)) is not None and any(w.casefold() in ENVIRONMENTS for w in m["attr"].split()):
                 continue  # "the live deployment of X is down": the environment names the subject, not an attribute
-            if (m := pattern.match(s)) is not None and (attribute := self._attribute(m["attr"])) and _name_phrase(m["subject"]):
+            if (m := pattern.match(s)) is not None and (attribute := self._attribute(m["attr"])) and name_phrase(m["subject"]):
                 return m["subject"], attribute, m["value"], 0.85, "possessive"
         return None
 
     def _generic(self, s: str) -> tuple[str, str, str, float, str] | None:
         """The phrase grammar: the predicate named by the resolver, or no fact."""
-        if (m := _IS_A.match(s)) is not None:
-            return m["subject"], "job title", m["value"], 0.85, "occupation"
+        for pattern in (_IS_A, _ROLE_AS):
+            if (m := pattern.match(s)) is not None:
+                return m["subject"], "job title", m["value"], 0.85, "occupation"
+        unnamed = None
         for reading in parse(s):
             if reading.subject.endswith(("'s", "’s")) and reading.predicate.split()[0] in RELATIONS:
                 continue  # "Agnes's sister lives in Utrecht" is about the sister
             found = self.resolver.resolve(reading.predicate)
             if found is None:
+                if unnamed is None and open_predicate(reading.predicate) and name_phrase(reading.subject):
+                    unnamed = reading
                 continue
             attribute, _, similarity = found
             subject, value = reading.subject, reading.value
@@ -347,8 +380,12 @@ class RuleFactExtractor:
                 continue  # "was rehomed to the Singapore DC" is near "was upgraded to" but names no version
             return subject, attribute, value, min(0.85, similarity), "grammar"
         reading = lowercase_value(s)
-        if reading is not None:
+        if reading is not None and (reading.rule == "state" or value_key(reading.value) in STATUS_WORDS):
             return reading.subject, "status", reading.value, 0.85, "state"
+        if unnamed is not None and self.resolver.embeds:
+            # No prototype names the predicate: the layer may still join it to a slot the subject
+            # already has ("is coached by" → the subject's "coach"), or it makes no fact.
+            return unnamed.subject, unnamed.predicate, unnamed.value, 0.85, "open"
         return None
 
     def _match(self, s: str) -> tuple[str, str, str, float, str] | None:
@@ -363,6 +400,8 @@ class RuleFactExtractor:
         for name, pattern, attribute, confidence in _VERB_PATTERNS:
             if (m := pattern.match(s)) is None:
                 continue
+            if re.search(r"\s(?:of|for)\s", m["subject"]):
+                return None  # "Ownership of X moved to Y": a noun of the slot, said by the rules below
             value = m["value"]
             if attribute == "@move":
                 attribute = category_of(value) or "home city"
@@ -372,6 +411,8 @@ class RuleFactExtractor:
                     return None  # "prefers tea": no slot this extractor is sure of
             if attribute == "port" and not _PORT_VALUE.match(value.strip()):
                 return None
+            if attribute == "employer" and value.split()[-1].casefold() in UNITS:
+                return None  # "joined the platform team": a unit of the employer, not a new one
             return m["subject"], attribute, value, confidence, name
         if (m := _COPULA.match(s)) is not None:
             rest = m["rest"].strip()
@@ -400,13 +441,6 @@ RELATIONS = frozenset(
      "children", "child", "cousin", "aunt", "uncle", "grandma", "grandmother", "grandpa", "grandfather", "family",
      "colleague", "colleagues", "neighbour", "neighbor", "roommate", "flatmate", "dog", "cat", "sibling", "siblings"}
 )
-
-
-def _name_phrase(text: str) -> bool:
-    """Every word of ``text`` belongs to a name ("the staging deployment of billing-api", "my"),
-    not a description ("the office party from Nora")."""
-    words = text.split()
-    return bool(words) and (text.casefold() in FIRST_PERSON or name_span(words) == len(words))
 
 
 def _person_like(name: str) -> bool:

@@ -176,12 +176,23 @@ def lowercase_value(sentence: str) -> Reading | None:
         "-" in t for t in span
     )
     rest = [t for t in toks[head:] if t.casefold() not in _FILLER]
-    if not thing or len(rest) < 2 or rest[0].casefold() not in ("is", "are"):
+    folded = [t.casefold() for t in rest]
+    copula = folded[:1] in (["is"], ["are"])
+    lead = 1 if copula else next((len(verb) for verb in _STATE_CHANGES if tuple(folded[: len(verb)]) == verb), 0)
+    if not thing or len(rest) <= lead or lead == 0:
         return None
-    value = rest[1:]
+    value = rest[lead:]
     if not 1 <= len(value) <= 3 or any(not (t.islower() or "-" in t) for t in value) or value[0] in _ARTICLES:
         return None
     if any(ch.isdigit() for t in value for ch in t):
         return None  # "is running rel-474" names a version, not a state
     subject_words, _ = _split_type(toks[:head])
-    return Reading(" ".join(subject_words), "status is", " ".join(value), "state")
+    # A verb of change only names a status when the extractor knows the word as one ("went down").
+    return Reading(" ".join(subject_words), "status is", " ".join(value), "state" if copula else "state change")
+
+
+# Verbs of a change of state before a status word ("changed state to down", "went down").
+_STATE_CHANGES = (
+    ("changed", "state", "to"), ("changed", "status", "to"), ("has", "gone"), ("went",), ("turned",), ("became",),
+    ("has", "become"), ("flipped", "to"), ("switched", "to"), ("transitioned", "to"), ("is", "back"), ("came", "back"),
+)

@@ -26,6 +26,7 @@ from deltacore.belief.extract import (
     timestamp_of,
 )
 from deltacore.belief.lexicon import canonical_subject, normalise_attribute
+from deltacore.belief.open_slots import current_values, open_slot, previous_slot
 from deltacore.belief.policy import BeliefPolicy, SlotBook, Statement
 from deltacore.belief.records import (
     BeliefState,
@@ -192,16 +193,34 @@ class BeliefLayer:
             if open_claims:
                 self.slots.prefetch([c.attribute for c in open_claims] + sorted(
                     {a for c in open_claims for a in known.get(c.subject, ())}))
+        opened = sorted({s.claim.subject for s in statements if s.claim.open_predicate or s.claim.previous})
+        values = current_values(self.store.slot_facts(conn, tenant, opened, with_events=False)) if opened else {}
+        kept: list[Statement] = []
         for st in statements:
+            attributes = known.setdefault(st.claim.subject, set())
+            if st.claim.open_predicate:
+                # A verb phrase nothing names: a fact only about a slot the subject already has.
+                slot = open_slot(st.claim, attributes, values, self.slots)
+                if slot is None:
+                    continue
+                st.claim = replace(st.claim, attribute=slot, open_predicate=False, previous=None)
+            elif st.claim.previous is not None:
+                # "swapped Kate for Helix": the slot whose value was Kate, if the subject has one.
+                slot = previous_slot(st.claim, attributes, values) or st.claim.attribute
+                st.claim = replace(st.claim, attribute=slot, previous=None)
+            kept.append(st)
             # One slot, however the attribute was worded ("executive sponsor" / "sponsor",
             # "favourite lang" / "preferred language").
-            attributes = known.setdefault(st.claim.subject, set())
             alias = same_slot(st.claim.attribute, attributes)
             if alias is None and self.slots is not None:
                 alias = self.slots.join(st.claim.attribute, attributes)
             if alias is not None:
                 st.claim = replace(st.claim, attribute=alias)
             attributes.add(st.claim.attribute)
+            values[(st.claim.subject, st.claim.attribute)] = st.claim.value
+        statements = kept
+        if not statements:
+            return 0
         attributes = sorted({s.claim.attribute for s in statements})
         self.store.lock_tenant(conn, tenant)
         known = self.store.subjects(conn, tenant)

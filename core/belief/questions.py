@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
     ENVIRONMENTS,
     MULTI_VALUED_ATTRIBUTES,
+    TYPE_NOUNS,
     canonical_subject,
 )
 
@@ -69,13 +71,51 @@ def attribute_score(text: str, attribute: str) -> int:
     tokens = set(re.findall(r"[\w]+", folded))
     for name in names:
         parts = re.findall(r"[\w]+", name)
-        if parts and all(p in tokens for p in parts):
+        if parts and all(any(_inflected(p, t) for t in tokens) for p in parts):
             score += len(parts)
     return score
 
 
-def question_slot(text: str, slots: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
-    """The one (subject, attribute) among the store's ``slots`` the question asks about."""
+MIN_STEM = 4
+MAX_ENDING = 3
+
+
+def _inflected(word: str, token: str) -> bool:
+    """``token`` is ``word`` or an inflection of it ("coach" / "coaches", "coached", "coaching"):
+    a question says "who coaches Noor?" of the slot "coach"."""
+    return token == word or (
+        len(word) >= MIN_STEM and token.startswith(word) and len(token) - len(word) <= MAX_ENDING
+    )
+
+
+# Words of a question that ask, not what about: left out of the phrase compared with the slots.
+_ASKING = frozenset(
+    {"who", "whom", "whose", "what", "which", "where", "when", "how", "does", "do", "did", "is", "are", "was", "were",
+     "has", "have", "the", "a", "an", "now", "currently", "these", "days", "today", "right", "nowadays", "still", "at",
+     "moment", "of", "for", "in", "on", "to", "by", "with", "s", "at", "present", "presently", "anymore", "again"}
+)
+
+
+def asked_phrase(text: str, subject: str) -> str:
+    """What a question asks about its subject, in its own words ("who coaches Noor these days?"
+    about Noor → "coaches"): the question without the subject's words, environment words and
+    the words that only ask."""
+    own = set(subject.split())
+    words = [w.rstrip(".'’").casefold() for w in _WORD.findall(text)]
+    kept = [
+        w for w in words
+        if w not in _ASKING and w not in ENVIRONMENTS and w not in TYPE_NOUNS and (canonical_subject(w) or w) not in own and not w.endswith(("'s", "’s"))
+    ]
+    return " ".join(kept)
+
+
+def question_slot(
+    text: str, slots: Iterable[tuple[str, str]], matcher: Any | None = None
+) -> tuple[str, str] | None:
+    """The one (subject, attribute) among the store's ``slots`` the question asks about. When
+    no cue fits and ``matcher`` (a :class:`~deltacore.belief.slots.SlotMatcher`) is given, the
+    question's own phrase is joined to one of the subject's slots by embedding similarity, with
+    the matcher's threshold and margin: unsure is no slot."""
     keys = subject_keys(text)
     # A many-valued slot ("likes") has no one value to answer with.
     named = [slot for slot in slots if slot[0] in keys and slot[1] not in MULTI_VALUED_ATTRIBUTES]
@@ -87,7 +127,7 @@ def question_slot(text: str, slots: Iterable[tuple[str, str]]) -> tuple[str, str
     fitting = [(attribute_score(text, attribute), (subject, attribute)) for subject, attribute in named]
     fitting = [pair for pair in fitting if pair[0] > 0]
     if not fitting:
-        return None
+        return _by_meaning(text, named, matcher) if matcher is not None else None
     longest = max(len(slot[0]) for _, slot in fitting)
     scored = sorted((pair for pair in fitting if len(pair[1][0]) == longest), reverse=True)
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
@@ -100,3 +140,18 @@ def value_named(text: str, values: Sequence[str]) -> str | None:
     folded = text.casefold()
     found = [v for v in values if v and re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", folded)]
     return max(found, key=len) if found else None
+
+
+def _by_meaning(text: str, named: list[tuple[str, str]], matcher: Any) -> tuple[str, str] | None:
+    """The subject's slot the question's phrase names by embedding similarity (the subject named
+    by most words, so "billing-api staging" before "billing-api")."""
+    longest = max(len(subject.split()) for subject, _ in named)
+    subjects = {subject for subject, _ in named if len(subject.split()) == longest}
+    if len(subjects) != 1:
+        return None
+    subject = subjects.pop()
+    phrase = asked_phrase(text, subject)
+    if not phrase:
+        return None
+    slot = matcher.join_predicate(phrase, {a for s, a in named if s == subject})
+    return (subject, slot) if slot is not None else None

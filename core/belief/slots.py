@@ -82,6 +82,18 @@ def slot_phrases(attribute: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(phrase_text(p) for p in phrases if phrase_text(p)))
 
 
+# Words that carry no meaning of their own in a verb phrase ("is", "by", "the").
+FUNCTION_WORDS = frozenset(
+    {"is", "are", "am", "was", "were", "be", "been", "being", "has", "have", "had", "the", "a", "an", "to", "of", "in",
+     "on", "at", "for", "by", "with", "from", "as", "into", "onto", "and", "or", "now", "just", "new", "its"}
+)
+
+
+def content_words(phrase: str) -> str:
+    """A phrase without its function words ("is coached by" → "coached")."""
+    return " ".join(w for w in phrase.split() if w not in FUNCTION_WORDS)
+
+
 class SlotMatcher:
     """Joins an unknown attribute phrase to one of a subject's existing slots by embedding
     similarity. Thread-safe; phrase vectors are cached (an LRU of ``cache_size``)."""
@@ -123,10 +135,17 @@ class SlotMatcher:
                 self._vectors.popitem(last=False)
         return True
 
-    def join(self, attribute: str, known: Iterable[str]) -> str | None:
+    def join_predicate(self, predicate: str, known: Iterable[str]) -> str | None:
+        """The one slot of ``known`` that a verb phrase names ("is coached by" → "coach"), or
+        None. The lexical look-alike rules compare content words only: "is coached by" ends in
+        "by", but its word is "coached"."""
+        return self.join(predicate, known, lexical=content_words)
+
+    def join(self, attribute: str, known: Iterable[str], lexical: Callable[[str], str] | None = None) -> str | None:
         """The one slot of ``known`` that ``attribute`` names in other words, or None."""
         if not self.candidate(attribute):
             return None
+        words = lexical or (lambda phrase: phrase)
         text = phrase_text(attribute)
         others = sorted(k for k in known if k != attribute)
         if not others or not self.prefetch([attribute, *others]):
@@ -139,20 +158,24 @@ class SlotMatcher:
         if vector is None:
             return None
         scores: list[tuple[float, str]] = []
-        kinds = head_kinds(text)
+        mine = words(text)
+        if not mine:
+            return None
+        kinds = head_kinds(mine)
         for slot, said in phrases.items():
             if kinds is not None and slot in _LEXICON_NAMES and slot not in kinds:
                 continue  # "release date" is a date, never the subject's version
-            if qualified_pair(text, phrase_text(slot)) and not any(
-                aligned(text, p) for p, _ in said
+            if qualified_pair(mine, words(phrase_text(slot))) and not any(
+                aligned(mine, words(p)) for p, _ in said
             ):
                 continue  # "office phone" never joins "home phone", however close their vectors
             sims = [
                 float(v @ vector)
                 for p, v in said
                 if v is not None
-                and not qualified_pair(text, p)
-                and not other_head(text, p)
+                and words(p)
+                and not qualified_pair(mine, words(p))
+                and not other_head(mine, words(p))
             ]
             if sims:
                 scores.append((max(sims), slot))

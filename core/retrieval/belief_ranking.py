@@ -84,7 +84,7 @@ class BeliefRanking:
         if not text:
             return None
         store = self._beliefs.store
-        slot = question_slot(text, store.slots_of(conn, criteria.tenant, subject_keys(text)))
+        slot = question_slot(text, store.slots_of(conn, criteria.tenant, subject_keys(text)), self._beliefs.slots)
         if slot is None:
             return None
         rows = [r for r in store.facts(conn, criteria.tenant, *slot) if r["status"] != "rejected" and r.get("event_ids")]

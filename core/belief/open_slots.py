@@ -1,0 +1,108 @@
+"""Verb phrases no lexicon or prototype names, joined to a slot the subject already has.
+
+The rule extractor states a fact only for predicates it can name. A predicate it cannot name
+("Noor is coached by Imre", "Noor swapped Kate for Helix") is handed over as an *open* claim,
+and only here, where the subject's existing slots are known, does it become a fact:
+
+- a change that names the value it replaces ("swapped A for B", "went from A to B") is about
+  the one slot of the subject whose current value is A;
+- any other open predicate joins the one slot its words name (embedding similarity with the
+  slot matcher's threshold and margin, look-alike rules on content words), and only when the
+  new value has the shape of the slot's current one (a name for a name, a date for a date);
+- a bare active verb made from the slot's own noun ("Imre coaches Noor", with a slot "coach")
+  says whose coach someone is the other way round: no fact, since reading it forward would
+  make Noor Imre's coach.
+
+Whatever is unsure makes no fact and never a slot of its own: a distractor ("flew to Porto")
+must not become a slot that the next distractor supersedes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from deltacore.belief.claims import _DATE, FactClaim
+from deltacore.belief.lexicon import value_key
+from deltacore.belief.slots import SlotMatcher, content_words
+
+_DATE_VALUE = re.compile(rf"^(?:{_DATE})$", re.IGNORECASE)
+_AGENT_SUFFIXES = ("", "r", "er", "or")
+
+
+def inflects(word: str, token: str) -> bool:
+    """``token`` is ``word`` or its plural ("team" / "teams")."""
+    return token == word or token in (word + "s", word + "es")
+
+
+def value_shape(value: str) -> str:
+    """What kind of thing a value looks like: a date, something with digits (a version, a port),
+    a name (capitalised) or a plain word."""
+    text = value.strip()
+    if _DATE_VALUE.match(text):
+        return "date"
+    if any(ch.isdigit() for ch in text):
+        return "number"
+    if text[:1].isupper():
+        return "name"
+    return "word"
+
+
+def agentive(predicate: str, slot: str) -> bool:
+    """True when ``predicate`` is one bare active verb formed from the slot's head noun
+    ("coaches" / "coach", "owns" / "owner", "manages" / "manager")."""
+    words = predicate.split()
+    if len(words) != 1 or not words[0].endswith("s"):
+        return False
+    verb = words[0]
+    stems = {verb[:-1], verb[:-2]} if verb.endswith("es") else {verb[:-1]}
+    head = slot.split()[-1]
+    return any(stem and stem + suffix == head for stem in stems for suffix in _AGENT_SUFFIXES)
+
+
+def current_values(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(subject, attribute) -> the value of its open fact believed now (the latest valid one)."""
+    latest: dict[tuple[str, str], tuple[float, str]] = {}
+    for row in rows:
+        if row.get("valid_until") is not None or row.get("status") not in ("current", "contested"):
+            continue
+        key = (row["subject"], row["attribute"])
+        if key not in latest or float(row["valid_from"]) >= latest[key][0]:
+            latest[key] = (float(row["valid_from"]), str(row["value"]))
+    return {key: value for key, (_, value) in latest.items()}
+
+
+def previous_slot(claim: FactClaim, known: set[str], values: dict[tuple[str, str], str]) -> str | None:
+    """The one slot of the subject whose current value is the old value a change names."""
+    old = value_key(claim.previous or "")
+    if not old or old == value_key(claim.value):
+        return None
+    named = [a for a in sorted(known) if value_key(values.get((claim.subject, a), "")) == old]
+    return named[0] if len(named) == 1 else None
+
+
+def open_slot(
+    claim: FactClaim, known: set[str], values: dict[tuple[str, str], str], matcher: SlotMatcher | None
+) -> str | None:
+    """The subject's existing slot an open claim is about, or None (then it states no fact)."""
+    if claim.previous is not None:
+        slot = previous_slot(claim, known, values)
+        if slot is None:
+            return None
+    elif claim.method == "rule:noun":
+        # "in the build phase": only the slot named by that very noun (or its inflection).
+        named = [a for a in sorted(known) if inflects(a.split()[-1], claim.attribute)]
+        if len(named) != 1:
+            return None
+        slot = named[0]
+    else:
+        if matcher is None or not content_words(claim.attribute):
+            return None
+        slot = matcher.join_predicate(claim.attribute, known)
+        if slot is None or agentive(claim.attribute, slot):
+            return None
+    held = values.get((claim.subject, slot))
+    if held is not None and value_shape(held) != value_shape(claim.value):
+        return None  # "Noor's coach is Imre" then "Noor is coached by 3 people": not the same kind
+    return slot
