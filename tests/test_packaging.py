@@ -76,6 +76,8 @@ PUBLIC_API = PUBLIC_API + [
     "ColdPartitionCorruptError", "ConsolidationBusyError", "ConsolidationPhase", "ConsolidationPolicy",
     "ConsolidationReport", "ConsolidationStatus", "InvalidConsolidationError",
 ]  # fmt: skip
+# The schema router's packets (issue 18): a packet's kind and the schema it matched.
+PUBLIC_API = PUBLIC_API + ["PacketKind", "SchemaMatch"]
 
 
 def test_public_api_is_pinned():
