@@ -6,15 +6,18 @@ phrasings (third person, first person with the speaker as actor, tool-result JSO
 "as of DATE"), from users, tools, documents and peer agents; paraphrased repeats; old values
 restated by low-trust sources after they changed; look-alike slots (Ana/Anna, home/work city,
 staging/production); late arrivals with their true time; three unrelated memories per statement.
-Three template sets with disjoint phrasings and vocabularies: ``tune`` (the engine may be tuned
+Template sets with disjoint phrasings and vocabularies: ``tune`` (the engine may be tuned
 on it), ``heldout`` (never tuned on, but its templates have been read: "seen-heldout") and
 ``fresh`` (``_truth/fresh.py``: other attributes, JSON shapes and words, its own random stream;
 run for reports only, never while tuning) and ``fresh2`` (``_truth/fresh2.py``: written and committed
 before the next round of engine work and run only once it was final; casual change shapes and
-distractors that name a subject and another value without setting the slot). Arms on the same vectors: vector top-k, BM25, hybrid RRF, the newest
+distractors that name a subject and another value without setting the slot) and ``fresh3``
+(``_truth/fresh3.py``: written blind, by someone who never read the engine; dentists, commutes,
+office devices in two wings, standup times, office sites; "has since gone over to", passive,
+dialogue and log-line changes, dates in several formats). Arms on the same vectors: vector top-k, BM25, hybrid RRF, the newest
 of the top-20 semantic hits, and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all four sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all five sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history
@@ -52,8 +55,8 @@ ARMS = ("vector top-k", "BM25", "hybrid RRF", "newest of top-20", "DeltaCore")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--templates", choices=("tune", "heldout", "fresh", "fresh2", "both", "all"),
-                        default="both", help="both = tune + heldout; all = tune + heldout + fresh + fresh2")
+    parser.add_argument("--templates", choices=("tune", "heldout", "fresh", "fresh2", "fresh3", "both", "all"),
+                        default="both", help="both = tune + heldout; all = tune + heldout + fresh + fresh2 + fresh3")
     parser.add_argument("--slots", type=int, default=200, help="fact slots per world")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--embedder", choices=("minilm", "fake"), default="minilm")
@@ -76,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{time.perf_counter() - started:6.0f}s] {message}", file=sys.stderr, flush=True)
 
     anchor = args.anchor or default_anchor()
-    sets = {"both": ("tune", "heldout"), "all": ("tune", "heldout", "fresh", "fresh2")}.get(args.templates, (args.templates,))
+    sets = {"both": ("tune", "heldout"), "all": ("tune", "heldout", "fresh", "fresh2", "fresh3")}.get(args.templates, (args.templates,))
     worlds = [build_world(name, slots, args.seed, anchor) for name in sets]
     progress(f"worlds built: {', '.join(f'{w.template_set} {len(w.statements)} statements' for w in worlds)}")
 

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _truth.phrasings import template_strings  # noqa: E402
 from _truth.fresh2 import REPORTERS as FRESH2_REPORTERS  # noqa: E402
 from _truth.fresh2 import VOCAB as FRESH2  # noqa: E402
+from _truth import fresh3  # noqa: E402
 from _truth.vocab import FRESH, HELDOUT, TUNE  # noqa: E402
 from _truth.world import STALE_CUTOFF_DAY, YEAR_DAYS, build_world  # noqa: E402
 
@@ -47,7 +48,7 @@ def test_the_same_seed_builds_the_same_world_and_another_seed_does_not():
 
 
 def test_the_ground_truth_holds_together():
-    for template_set in ("tune", "heldout", "fresh", "fresh2"):
+    for template_set in ("tune", "heldout", "fresh", "fresh2", "fresh3"):
         world = build_world(template_set, 60, seed=11, anchor=ANCHOR)
         start = ANCHOR - timedelta(days=YEAR_DAYS)
         by_id = {s.id: s for s in world.statements}
@@ -102,7 +103,7 @@ def test_the_ground_truth_holds_together():
 
 
 def test_the_template_sets_share_no_template_or_vocabulary():
-    sets = {"tune": TUNE, "heldout": HELDOUT, "fresh": FRESH, "fresh2": FRESH2}
+    sets = {"tune": TUNE, "heldout": HELDOUT, "fresh": FRESH, "fresh2": FRESH2, "fresh3": fresh3.VOCAB}
     for a, b in [(a, b) for i, a in enumerate(sets) for b in list(sets)[i + 1 :]]:
         assert not template_strings(a) & template_strings(b), (a, b)
         for field in ("cities", "employers", "languages", "roles", "services", "environments", "service_statuses",
@@ -126,6 +127,43 @@ def test_fresh2_distractors_name_a_subject_and_another_value_but_state_no_slot()
     assert len(distractors) >= 20
     assert all(s.slot is None and s.value is None for s in distractors)
     assert {s.source for s in distractors} <= {source for _, source in FRESH2_REPORTERS}  # trusted reporters say them
+
+
+def test_fresh3_is_a_deterministic_world_of_its_own_slots_with_distractors_and_stale_observations():
+    world = build_world("fresh3", 60, seed=11, anchor=ANCHOR)
+    assert _signature(world) == _signature(build_world("fresh3", 60, seed=11, anchor=ANCHOR))
+    assert _signature(world) != _signature(build_world("fresh3", 60, seed=12, anchor=ANCHOR))
+    # Its own attributes: only the status observation is shared with the other sets (stale detection needs it).
+    others = {s.attribute for name in ("tune", "heldout", "fresh", "fresh2") for s in build_world(name, 60, 11, ANCHOR).slots.values()}
+    assert {s.attribute for s in world.slots.values()} & others == {"status"}
+    assert {s.attribute for s in world.slots.values()} == {a for attributes in fresh3.SCHEMA.values() for a in attributes}
+    slots = world.slots.values()
+    assert any(s.changed for s in slots) and any(not s.changed for s in slots)
+    assert any(s.stale is True for s in slots) and any(s.stale is False for s in slots)
+    # The two doctors of one person are look-alike slots, as home and work city are elsewhere.
+    assert world.slots["person:Rosa:dentist"].lookalikes == ["person:Rosie:dentist", "person:Rosa:gp"]
+    distractors = [s for s in world.statements if s.role == "distractor"]
+    assert len(distractors) >= 20 and all(s.slot is None and s.value is None for s in distractors)
+    assert {s.source for s in distractors} <= {source for _, source in fresh3.REPORTERS}
+    # Every placeholder was filled, dates in more than one format.
+    texts = [s.text for s in world.statements]
+    assert not [t for t in texts if "{" in t and not t.startswith("{")]
+    as_of = [s.text for s in world.statements if s.role == "as_of"]
+    assert any(" of " in t and t[0].isupper() for t in as_of) and any(t[:4].isdigit() or "-20" in t for t in as_of)
+
+
+def test_the_fresh3_command_runs_end_to_end(tmp_path):
+    bench = _load_benchmark()
+    out = tmp_path / "truth.json"
+    code = bench.main(["--templates", "fresh3", "--slots", "20", "--embedder", "fake", "--seed", "7", "--examples", "0",
+                       "--quiet", "--plot", "", "--out", str(out)])
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert set(report["results"]) == {"fresh3"}
+    result = report["results"]["fresh3"]
+    assert set(result["arms"]) == {"vector top-k", "BM25", "hybrid RRF", "newest of top-20", "DeltaCore"}
+    assert result["world"]["changed_slots"] > 0 and result["world"]["statements_by_role"]["distractor"] > 0
+    assert not any(result["deltacore_misses"].values())  # --examples 0 keeps none
 
 
 def test_a_tiny_run_scores_every_arm_and_writes_its_report(tmp_path):

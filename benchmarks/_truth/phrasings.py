@@ -421,3 +421,15 @@ def _add_fresh2() -> None:
 
 
 _add_fresh2()
+
+
+def _add_fresh3() -> None:
+    """The ``fresh3`` set (``_truth/fresh3.py``), likewise."""
+    from _truth import fresh3
+
+    for table, value in ((T, fresh3.T), (TOOLS, fresh3.TOOLS), (TOOL_STAMPS, fresh3.TOOL_STAMP),
+                         (JSON_KEYS, fresh3.JSON_KEYS), (NOISE, fresh3.NOISE), (ATTRIBUTES_BY_SET, fresh3.ATTRIBUTES)):
+        table["fresh3"] = value
+
+
+_add_fresh3()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from _truth.phrasings import JSON_KEYS, NOISE, OBSERVATIONS, T, TIMES, TOOL_STAMPS, TOOLS, WEATHER, WEEKDAYS, render_json, with_article
-from _truth import fresh, fresh2
+from _truth import fresh, fresh2, fresh3
 from _truth.vocab import VOCABULARIES, Vocabulary
 
 YEAR_DAYS = 365
@@ -32,27 +32,34 @@ REPORTERS = {
     "heldout": (("Tamsin", "user:tamsin.it"), ("Bodhi", "user:bodhi.people"), ("Lucia", "user:lucia.eng")),
     "fresh": fresh.REPORTERS,
     "fresh2": fresh2.REPORTERS,
+    "fresh3": fresh3.REPORTERS,
 }
 LOW_TRUST = {
     "tune": (("document", "doc:team-wiki-export"), ("document", "doc:onboarding-2024.pdf"), ("peer", "agent:research-assistant")),
     "heldout": (("document", "doc:intranet-snapshot"), ("document", "doc:old-org-chart.xlsx"), ("peer", "agent:triage-helper")),
     "fresh": fresh.LOW_TRUST,
     "fresh2": fresh2.LOW_TRUST,
+    "fresh3": fresh3.LOW_TRUST,
 }
 SCHEMA = {
     "tune": {"person": ("home_city", "work_city", "employer", "language", "role"), "deployment": ("status", "version", "region"),
              "service": ("owner",), "team": ("oncall",), "project": ("deadline", "lead", "project_status")},
     "fresh": fresh.SCHEMA,
     "fresh2": fresh2.SCHEMA,
+    "fresh3": fresh3.SCHEMA,
 }
-VOCABULARIES["fresh2"] = fresh2.VOCAB
-SALTS = {"fresh": fresh.SEED_SALT, "fresh2": fresh2.SEED_SALT}
-PERSON_VALUED = ("oncall", "lead", "sponsor", "champion")
+VOCABULARIES["fresh2"], VOCABULARIES["fresh3"] = fresh2.VOCAB, fresh3.VOCAB
+SALTS = {"fresh": fresh.SEED_SALT, "fresh2": fresh2.SEED_SALT, "fresh3": fresh3.SEED_SALT}
+PERSON_VALUED = ("oncall", "lead", "sponsor", "champion") + fresh3.PERSON_VALUED
 """Attributes whose values are the world's people."""
-SELF_EXCLUDED = ("manager", "mentor")
+SELF_EXCLUDED = ("manager", "mentor") + fresh3.SELF_EXCLUDED
 """Person-valued attributes of a person that never name the person themself."""
 SCHEMA["heldout"] = SCHEMA["tune"]
 """Which attributes each kind of entity has, per template set."""
+SIBLINGS = {"home_city": "work_city", "work_city": "home_city", **fresh3.SIBLINGS}
+"""Two slots of one person that look alike: an unchanged one sits next to its changed sibling."""
+DATE_FIELDS = {"fresh3": fresh3.date_fields}
+"""A set's other spellings of ``{date}`` (``{date_iso}``, …)."""
 
 
 @dataclass
@@ -224,9 +231,8 @@ class _Builder:
         return ""
 
     def _sibling_keys(self, slot: Slot) -> tuple[str, ...]:
-        if slot.attribute in ("home_city", "work_city"):
-            other = "work_city" if slot.attribute == "home_city" else "home_city"
-            return (f"person:{slot.fields['s']}:{other}",)
+        if slot.entity_kind == "person" and slot.attribute in SIBLINGS:
+            return (f"person:{slot.fields['s']}:{SIBLINGS[slot.attribute]}",)
         return ()
 
     # ---- values over time --------------------------------------------------------------------
@@ -246,7 +252,9 @@ class _Builder:
         return []
 
     def _sequence(self, slot: Slot, changes: int) -> list[str]:
-        if slot.attribute == "version":
+        if slot.attribute in ("version",) + fresh3.VERSIONED:
+            if self.vocab.version_style == "firmware":
+                return fresh3.firmware_versions(self.rng, changes + 1)
             if self.vocab.version_style == "semver":
                 major, minor, patch = self.rng.randint(1, 4), self.rng.randint(0, 9), self.rng.randint(0, 9)
                 out = []
@@ -266,7 +274,7 @@ class _Builder:
                 return out
             build = self.rng.randint(1000, 4000)
             return [f"build {build + i * self.rng.randint(5, 40) + i}" for i in range(changes + 1)]
-        if slot.attribute in ("deadline", "launch_date"):
+        if slot.attribute in ("deadline", "launch_date") + fresh3.DATED:
             day = self.rng.randint(30, 120)
             out = []
             for _ in range(changes + 1):
@@ -278,7 +286,8 @@ class _Builder:
     def _timeline(self, slot: Slot) -> None:
         rng = self.rng
         limit = len(self._pool(slot)) - 1 if self._pool(slot) else 5
-        changes = 0 if rng.random() < 0.3 else rng.randint(1, min(5, limit))
+        # A pool of one value (a mentor in a world of two people) cannot change: small worlds built.
+        changes = 0 if rng.random() < 0.3 or limit < 1 else rng.randint(1, min(5, limit))
         if slot.attribute in OBSERVATIONS:
             slot.stale = rng.random() < 0.5
         last_day = STALE_CUTOFF_DAY if slot.stale else YEAR_DAYS - 3
@@ -328,6 +337,7 @@ class _Builder:
         out = dict(slot.fields, v=value, a_v=with_article(value), old=old or "", key=JSON_KEYS[self.set][slot.attribute])
         if date is not None:
             out["date"] = date.strftime(self.vocab.date_format)
+            out.update(DATE_FIELDS[self.set](date) if self.set in DATE_FIELDS else {})
         return out
 
     def _emit(self, slot: Slot | None, value: str | None, text: str, ts: datetime, arrival: datetime, channel: str,
