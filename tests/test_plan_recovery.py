@@ -107,20 +107,71 @@ def learn_grants_under_v1(store: DeltaCore) -> None:
             run_episode(store, grant_task(principal, dataset), [call], 1.0, V1)
 
 
+def grant_tool_moved(who: str) -> dict[str, Any]:
+    """``grant_tool`` with the principal's parameter last: a rename the shape cannot tell."""
+    tool = grant_tool(who)
+    properties = tool["parameters"]["properties"]
+    tool["parameters"]["properties"] = {k: properties[k] for k in ("role", "dataset", who)}
+    return tool
+
+
 def test_a_call_the_renamed_tool_would_reject_is_not_advised(store):
     learn_grants_under_v1(store)
     before = store.recall_plans(grant_task("dave", "sales"), tools=V1)[0]
     assert before.probability >= 0.5
 
-    store.observe_tools(V2)
-    plans = store.recall_plans(grant_task("dave", "sales"), tools=V2)
+    moved = [grant_tool_moved("member")]
+    store.observe_tools(moved)
+    plans = store.recall_plans(grant_task("dave", "sales"), tools=moved)
     old = next(p for p in plans if p.schema_id == before.schema_id)
-    # principal -> member: nothing in the names ties them, so the schema alone cannot migrate it.
+    # principal -> member at another position: neither the names nor the shape tie them.
     assert "principal" in old.steps[0].args
     assert {"drifted", "unrunnable"} <= old.flags
     assert old.probability < 0.5 and old.probability == pytest.approx(
         old.alpha / (old.alpha + old.beta)
     )
+
+
+def test_a_lone_swapped_parameter_is_guessed_as_a_rename(store):
+    learn_grants_under_v1(store)
+    before = store.recall_plans(grant_task("dave", "sales"), tools=V1)[0]
+
+    store.observe_tools(V2)
+    best = store.recall_plans(grant_task("dave", "sales"), tools=V2)[0]
+    # principal gone, member new, required, no default, same position and type: the only
+    # reading of the change is a rename; the plan is advised under it, flagged and discounted.
+    assert best.steps[0].args == {"member": "dave", "role": "reader", "dataset": "sales"}
+    assert {"drifted", "guessed"} <= best.flags and "unrunnable" not in best.flags
+    assert best.migrations[0].renamed == {"principal": "member"}
+    assert best.migrations[0].guessed == ("principal",)
+    assert 0.5 <= best.probability < before.probability
+
+
+def test_a_guess_that_fails_stops_being_advised(store):
+    learn_grants_under_v1(store)
+    store.observe_tools(V2)
+    # The guessed call is refused each time (member was not the principal after all).
+    for principal, dataset in (("erin", "web"), ("frank", "hr"), ("gina", "sales")):
+        call = ("grant_access", grant("member", principal, dataset), "error")
+        run_episode(store, grant_task(principal, dataset), [call], -1.0, V2)
+
+    plans = store.recall_plans(grant_task("dave", "sales"), tools=V2, top_k=5)
+    guessed = [p for p in plans if p.steps[0].args.get("member") == "dave"]
+    assert guessed and all(p.probability < 0.5 for p in guessed)
+
+
+def test_no_guess_when_the_shape_is_ambiguous(store):
+    learn_grants_under_v1(store)
+    two_new = grant_tool("member")
+    two_new["parameters"]["properties"]["team"] = {"type": "string"}
+    two_new["parameters"]["required"].append("team")
+    with_default = grant_tool("member")
+    with_default["parameters"]["properties"]["member"]["default"] = "nobody"
+    for tools in ([two_new], [with_default], [grant_tool_moved("member")]):
+        store.observe_tools(tools)
+        plans = store.recall_plans(grant_task("dave", "sales"), tools=tools, top_k=5)
+        assert not any(m.guessed for p in plans for m in p.migrations)
+        assert all("guessed" not in p.flags for p in plans)
 
 
 def test_one_success_under_the_new_name_maps_the_learned_plan_to_it(store):
@@ -137,7 +188,7 @@ def test_one_success_under_the_new_name_maps_the_learned_plan_to_it(store):
         "dataset": "sales",
     }
     assert best.steps[0].template["member"] == "{principal}"
-    assert best.probability >= 0.5 and "unrunnable" not in best.flags
+    assert best.probability >= 0.5 and not {"unrunnable", "guessed"} & best.flags
     # The six runs learned before the rename are this plan's evidence too, not another plan's.
     assert best.evidence.successes == 7 and best.evidence.failures == 0
 

@@ -39,6 +39,7 @@ from deltacore.learning.tools import (
     changed,
     confirmed_renames,
     confirmed_tool_renames,
+    settled_params,
     pattern_now,
 )
 from deltacore.model.plans import Migration, Plan, PlanEvidence, PlanStep, Slot
@@ -51,9 +52,16 @@ RELEVANCE_MARGIN = 0.25
 """A pattern is offered when its similarity is within this of the best pattern's."""
 UNRUNNABLE_WEIGHT = 0.4
 """Probability factor of a plan with a call that cannot be migrated to the tool's current schema."""
+GUESSED_WEIGHT = 0.8
+"""Probability factor of a plan whose migration guessed a rename from the schemas' shape alone
+(:func:`deltacore.learning.tools.positional_renames`): likely, not yet seen to work."""
 STALE_SECONDS = 30 * 86400.0
 """Newest evidence older than this flags a plan ``stale``."""
 _CACHE = 20000
+_Renames = tuple[
+    Mapping[str, Mapping[str, str]], Mapping[str, str], Mapping[str, frozenset[str]]
+]
+"""Confirmed parameter renames, confirmed tool renames, parameters settled by successes."""
 
 
 class PlanRecall:
@@ -75,7 +83,7 @@ class PlanRecall:
             tuple[str, str], tuple[Any, tuple[str, ...], Trace | None]
         ] = {}
         """(tenant, episode) -> (what it was read at, its event ids, its trace)."""
-        self._patterns: dict[tuple[str, tuple[str, ...]], str] = {}
+        self._patterns: dict[tuple[str, tuple[str, ...]], tuple[str, bool]] = {}
         """(episode, the current schemas of its tools) -> its pattern under them."""
 
     # ---- reading ------------------------------------------------------------------------------
@@ -209,18 +217,22 @@ class PlanRecall:
         # migrated runs' failures count against it (and their successes for it).
         renames = confirmed_renames(traces, schemas_now)
         tool_renames = confirmed_tool_renames(traces, offered)
+        settled = settled_params(traces, schemas_now)
         tool_keys = {
-            tool: _dump([schema, renames.get(tool), tool_renames.get(tool)])
+            tool: _dump(
+                [schema, renames.get(tool), tool_renames.get(tool), sorted(settled.get(tool, ()))]
+            )
             for tool, schema in schemas_now.items()
         }
         groups: dict[str, list[tuple[Trace, float]]] = {}
+        guessed: set[str] = set()  # episodes pooled into today's pattern by a guessed rename
         for trace in traces:
-            groups.setdefault(
-                self._pattern_now(
-                    trace, schemas_now, tool_keys, versions, (renames, tool_renames)
-                ),
-                [],
-            ).append((trace, sims[trace.episode_id]))
+            pattern, by_guess = self._pattern_now(
+                trace, schemas_now, tool_keys, versions, (renames, tool_renames, settled)
+            )
+            if by_guess:
+                guessed.add(trace.episode_id)
+            groups.setdefault(pattern, []).append((trace, sims[trace.episode_id]))
         for schema_id in stored:
             groups.setdefault(schema_id, [])
         pool_merged(groups, stored, ts=lambda member: member[0].ts)
@@ -262,7 +274,8 @@ class PlanRecall:
                 schemas_now,
                 offered,
                 base,
-                (renames, tool_renames),
+                (renames, tool_renames, settled),
+                guessing=any(t.episode_id in guessed for t, _ in members),
             )
             if plan is not None:
                 candidates.append(plan)
@@ -295,9 +308,10 @@ class PlanRecall:
         schemas_now: Mapping[str, dict[str, Any] | None],
         tool_keys: Mapping[str, str],
         versions: Mapping[tuple[str, str], dict[str, Any]],
-        renames: tuple[Mapping[str, Mapping[str, str]], Mapping[str, str]],
-    ) -> str:
-        """The trace's schema id once its calls are migrated to the current schemas (cached)."""
+        renames: _Renames,
+    ) -> tuple[str, bool]:
+        """The trace's schema id once its calls are migrated to the current schemas, and
+        whether that took a guessed rename (cached)."""
         key = (
             trace.episode_id + trace.schema_id,
             tuple(tool_keys.get(c.tool, "") for c in trace.plan),
@@ -323,7 +337,9 @@ class PlanRecall:
         schemas_now: Mapping[str, dict[str, Any] | None],
         offered: Mapping[str, dict[str, Any]] | None,
         base: float,
-        renames: tuple[Mapping[str, Mapping[str, str]], Mapping[str, str]],
+        renames: _Renames,
+        *,
+        guessing: bool = False,
     ) -> Plan | None:
         body = row["body"] if row is not None else None
         latest = members[-1][0] if members else None
@@ -452,6 +468,15 @@ class PlanRecall:
             # changed no longer says it will work (kept at UNRUNNABLE_WEIGHT, as a migration
             # that failed weighs in recall_decisions).
             post = ev.scaled(post, UNRUNNABLE_WEIGHT)
+        elif guessing or "guessed" in flags:
+            # Runs from before a schema change count for today's call only through a guessed
+            # rename. Until a success under the new schema confirms it, the guess is
+            # discounted; a run of the guessed call that failed refutes it, like a call the
+            # tool would reject.
+            flags.add("guessed")
+            tried = [t for t, _ in counted if t.schema_id == schema_id]
+            refuted = any(t.status != "success" for t in tried)
+            post = ev.scaled(post, UNRUNNABLE_WEIGHT if refuted else GUESSED_WEIGHT)
         if members and time.time() - members[-1][0].ts > STALE_SECONDS:
             flags.add("stale")
         if provenance == "PRIOR" and not (post.successes + post.failures):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from deltacore.delta.migration import migrate_args, params_of
@@ -81,11 +81,15 @@ def migrate_call(
     old_schema: Mapping[str, Any] | None,
     new_schema: Mapping[str, Any],
     renames: Mapping[str, str] | None = None,
+    settled: Collection[str] = (),
 ) -> tuple[dict[str, Any] | None, Migration]:
     """``(args under new_schema or None, what changed)``. ``renames`` (gone parameter -> new
     one, :func:`confirmed_renames`) are applied first; then a parameter the new schema no longer
     has and nothing new matches is dropped (a removed option), once the rename rules found no
-    home for it; ambiguous renames and required parameters without a default fail."""
+    home for it; ambiguous renames and required parameters without a default fail. A rename
+    the schemas' shape alone suggests (:func:`positional_renames`) is made into a parameter
+    not in ``settled`` (what successful calls under the new schema already put elsewhere,
+    :func:`settled_params`) and named in ``Migration.guessed``."""
     args = dict(args)
     new = params_of(new_schema)
     confirmed: dict[str, str] = {}
@@ -93,6 +97,16 @@ def migrate_call(
         if gone in args and gone not in new and target in new and target not in args:
             args[target] = args.pop(gone)
             confirmed[gone] = target
+    guessed: dict[str, str] = {}
+    if not migrate_args(args, old_schema, new_schema).ok:
+        guessed = {
+            gone: target
+            for gone, target in positional_renames(args, old_schema, new_schema).items()
+            if target not in settled
+        }
+        for gone, target in guessed.items():
+            args[target] = args.pop(gone)
+    confirmed.update(guessed)
     dropped: list[str] = []
     for _ in range(len(args) + 1):
         result = migrate_args(args, old_schema, new_schema)
@@ -105,6 +119,7 @@ def migrate_call(
             return result.args, Migration(
                 tool=tool,
                 renamed={**confirmed, **result.renamed},
+                guessed=tuple(guessed),
                 added_defaults=added,
                 dropped=tuple(dropped),
             )
@@ -130,6 +145,33 @@ def migrate_call(
         ok=False,
         reason="arguments could not be migrated",
     )
+
+
+def positional_renames(
+    args: Mapping[str, Any],
+    old_schema: Mapping[str, Any] | None,
+    new_schema: Mapping[str, Any],
+) -> dict[str, str]:
+    """``{gone parameter: new parameter}`` when the schemas' shape says it and the names do
+    not: the call's one parameter the new schema lacks, and the new schema's one parameter the
+    old one lacked, which is required with no default, at the same position, of a shared type
+    (``book_shipment(parcel, depot)`` -> ``book_shipment(parcel, destination)``). Anything
+    less tidy (two parameters gone, a new one with a default, a moved position, an unknown old
+    schema) is no guess: the call stays unrunnable until a success under the new name
+    confirms a rename (:func:`confirmed_renames`)."""
+    old, new = params_of(old_schema), params_of(new_schema)
+    if not old or not new:
+        return {}
+    gone = [name for name in args if name not in new]
+    fresh = [p for p in new.values() if p.name not in old and p.name not in args]
+    if len(gone) != 1 or len(fresh) != 1 or gone[0] not in old:
+        return {}
+    source, target = old[gone[0]], fresh[0]
+    if not target.required or target.has_default or source.position != target.position:
+        return {}
+    if source.types and target.types and not set(source.types) & set(target.types):
+        return {}
+    return {source.name: target.name}
 
 
 def confirmed_renames(
@@ -187,6 +229,25 @@ def confirmed_renames(
     return renames
 
 
+def settled_params(
+    traces: Sequence[Any], schemas_now: Mapping[str, Mapping[str, Any] | None]
+) -> dict[str, frozenset[str]]:
+    """``tool -> parameters`` that successful calls made under the tool's current schema
+    filled: how they are used is seen, so no rename is guessed into them (a success that
+    carried the old parameter's slot there confirms the rename instead:
+    :func:`confirmed_renames`)."""
+    found: dict[str, set[str]] = {}
+    for trace in traces:
+        if trace.status != "success":
+            continue
+        for call in trace.plan:
+            schema = schemas_now.get(call.tool)
+            if schema is None or call.error_kind is not None or not fits(call.args, schema):
+                continue
+            found.setdefault(call.tool, set()).update(call.args)
+    return {tool: frozenset(names) for tool, names in found.items()}
+
+
 def confirmed_tool_renames(
     traces: Sequence[Any], offered: Mapping[str, Any] | None
 ) -> dict[str, str]:
@@ -232,6 +293,7 @@ def call_now(
     offered: Mapping[str, Any] | None,
     renames: Mapping[str, Mapping[str, str]],
     tool_renames: Mapping[str, str],
+    settled: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[str, dict[str, Any], Any, list[Migration], set[str]]:
     """One learned step made ready for the tools as they are now: ``(tool, args, template,
     migrations, flags)``. ``unrunnable``: the tool is not on offer, or its schema would reject
@@ -247,12 +309,19 @@ def call_now(
     new_schema = schemas_now.get(tool)
     if new_schema is not None and not fits(args, new_schema):
         migrated, migration = migrate_call(
-            tool, args, learned_schema, new_schema, renames.get(tool)
+            tool,
+            args,
+            learned_schema,
+            new_schema,
+            renames.get(tool),
+            (settled or {}).get(tool, ()),
         )
         migrations.append(migration)
         if migrated is not None:
             template, args = migrate_template(template, migration, migrated), migrated
             flags.add("drifted")
+            if migration.guessed:
+                flags.add("guessed")
         else:
             flags.update({"drifted", "stale", "unrunnable"})
     return tool, args, template, migrations, flags
@@ -296,13 +365,15 @@ def pattern_now(
     versions: Mapping[tuple[str, str], Mapping[str, Any]],
     renames: Mapping[str, Mapping[str, str]] | None = None,
     tool_renames: Mapping[str, str] | None = None,
-) -> str:
-    """A trace's schema id once its calls are migrated to the tools' current schemas: a plan
-    learned before a schema change and the same plan run migrated after it are one pattern,
-    so the migrated runs' outcomes count for and against it. A call that did not fit the
-    schema it was made under is not migrated: it failed for its arguments, which says nothing
-    about the migrated plan."""
-    moved, steps = False, []
+    settled: Mapping[str, frozenset[str]] | None = None,
+) -> tuple[str, bool]:
+    """``(schema id, guessed)``: a trace's schema id once its calls are migrated to the tools'
+    current schemas (a plan learned before a schema change and the same plan run migrated
+    after it are one pattern, so the migrated runs' outcomes count for and against it), and
+    whether a migration only guessed a rename (:func:`positional_renames`). A call that did
+    not fit the schema it was made under is not migrated: it failed for its arguments, which
+    says nothing about the migrated plan."""
+    moved, guessed, steps = False, False, []
     for call, template in zip(trace.plan, trace.templates):
         tool = (tool_renames or {}).get(call.tool, call.tool)
         moved = moved or tool != call.tool
@@ -311,17 +382,23 @@ def pattern_now(
         valid_then = old is None or fits(call.args, old)
         if new_schema is not None and valid_then and not fits(call.args, new_schema):
             migrated, migration = migrate_call(
-                tool, call.args, old, new_schema, (renames or {}).get(tool)
+                tool,
+                call.args,
+                old,
+                new_schema,
+                (renames or {}).get(tool),
+                (settled or {}).get(tool, ()),
             )
             if migrated is not None:
                 template, moved = migrate_template(template, migration, migrated), True
+                guessed = guessed or bool(migration.guessed)
         steps.append((call, tool, template))
     if not moved:
-        return trace.schema_id
+        return trace.schema_id, False
     return schema_id_of(
         [(tool, t) for c, tool, t in steps if not c.read_only]
         or [(tool, t) for _, tool, t in steps]
-    )
+    ), guessed
 
 
 def _dump(value: Any) -> str:

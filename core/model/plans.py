@@ -16,11 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 FailureKind = Literal["transient", "permanent"]
 PLAN_FLAGS = frozenset(
-    {"failed", "unstable", "drifted", "stale", "unrunnable", "prior"}
+    {"failed", "unstable", "drifted", "guessed", "stale", "unrunnable", "prior"}
 )
 """Flags a plan may carry: ``failed`` (more likely to fail than to work), ``unstable`` (its
 outcomes keep flipping), ``drifted`` (a tool's schema changed since it was learned: see
-``migrations``), ``stale`` (a step cannot run as is: its tool is not offered or its arguments
+``migrations``), ``guessed`` (a migration renamed a parameter on the schemas' shape alone,
+not yet confirmed by a success: the probability is cut to 0.8 of what the evidence says),
+``stale`` (a step cannot run as is: its tool is not offered or its arguments
 did not migrate, or its newest evidence is old), ``unrunnable`` (a step's tool is not on offer,
 or its arguments did not migrate to the tool's current schema, which would reject the call: the
 probability is cut to 0.4 of what the evidence says), ``prior`` (only imported prior knowledge backs it, no outcome
@@ -72,6 +74,10 @@ class Migration(BaseModel):
     """The tool's earlier name, when the tool itself was renamed."""
     renamed: dict[str, str] = Field(default_factory=dict)
     """Old parameter name -> new one."""
+    guessed: tuple[str, ...] = ()
+    """Old parameter names in ``renamed`` read from the schemas' shape alone (the one parameter
+    gone and the one new required parameter at its position, of its type) and not yet
+    confirmed by a success under the new name: the plan is flagged ``guessed``."""
     added_defaults: dict[str, Any] = Field(default_factory=dict)
     """New required parameters filled from their default."""
     dropped: tuple[str, ...] = ()
