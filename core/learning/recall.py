@@ -39,6 +39,7 @@ from deltacore.learning.tools import (
     changed,
     confirmed_renames,
     confirmed_tool_renames,
+    drift_factor,
     settled_params,
     pattern_now,
 )
@@ -50,11 +51,6 @@ from deltacore.storage.plan_store import PlanRepository
 MAX_EPISODES = 1000
 RELEVANCE_MARGIN = 0.25
 """A pattern is offered when its similarity is within this of the best pattern's."""
-UNRUNNABLE_WEIGHT = 0.4
-"""Probability factor of a plan with a call that cannot be migrated to the tool's current schema."""
-GUESSED_WEIGHT = 0.8
-"""Probability factor of a plan whose migration guessed a rename from the schemas' shape alone
-(:func:`deltacore.learning.tools.positional_renames`): likely, not yet seen to work."""
 STALE_SECONDS = 30 * 86400.0
 """Newest evidence older than this flags a plan ``stale``."""
 _CACHE = 20000
@@ -450,33 +446,19 @@ class PlanRecall:
             migrations += moved
             flags |= step_flags
             plan_steps.append(
-                PlanStep(
-                    tool=tool,
-                    args=args,
-                    template=template,
-                    read_only=ro,
-                    credit=credits[index],
-                )
+                PlanStep(tool=tool, args=args, template=template, read_only=ro, credit=credits[index])
             )
         outcomes = [t.status == "success" for t, _ in counted]
         if post.failures and post.probability < 0.5:
             flags.add("failed")
         if ev.oscillates(outcomes):
             flags.add("unstable")
-        if "unrunnable" in flags:
-            # A call the tool on offer would reject: what the plan did before the schema
-            # changed no longer says it will work (kept at UNRUNNABLE_WEIGHT, as a migration
-            # that failed weighs in recall_decisions).
-            post = ev.scaled(post, UNRUNNABLE_WEIGHT)
-        elif guessing or "guessed" in flags:
-            # Runs from before a schema change count for today's call only through a guessed
-            # rename. Until a success under the new schema confirms it, the guess is
-            # discounted; a run of the guessed call that failed refutes it, like a call the
-            # tool would reject.
+        if guessing:
             flags.add("guessed")
-            tried = [t for t, _ in counted if t.schema_id == schema_id]
-            refuted = any(t.status != "success" for t in tried)
-            post = ev.scaled(post, UNRUNNABLE_WEIGHT if refuted else GUESSED_WEIGHT)
+        tried = [t.status == "success" for t, _ in counted if t.schema_id == schema_id]
+        factor = drift_factor(flags, tried)
+        if factor < 1.0:
+            post = ev.scaled(post, factor)
         if members and time.time() - members[-1][0].ts > STALE_SECONDS:
             flags.add("stale")
         if provenance == "PRIOR" and not (post.successes + post.failures):
@@ -505,14 +487,7 @@ class PlanRecall:
             alpha=round(post.alpha, 6),
             beta=round(post.beta, 6),
             complete=complete,
-            split=None
-            if split is None
-            else {
-                "key": split[0],
-                "value": split[1],
-                "side": split[2],
-                "z": round(split[3], 3),
-            },
+            split=None if split is None else dict(zip(("key", "value", "side"), split[:3]), z=round(split[3], 3)),
         )
 
 

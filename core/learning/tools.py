@@ -26,6 +26,11 @@ from deltacore.learning.slots import template_slots
 from deltacore.model.plans import Migration
 
 _HINTS = ("readOnlyHint", "read_only", "readonly", "readOnly")
+UNRUNNABLE_WEIGHT = 0.4
+"""Probability factor of a plan with a call that cannot be migrated to the tool's current schema."""
+GUESSED_WEIGHT = 0.8
+"""Probability factor of a plan whose migration guessed a rename from the schemas' shape alone
+(:func:`positional_renames`): likely, not yet seen to work."""
 
 
 def read_only_of(tools: Mapping[str, Any] | Sequence[Any] | None) -> dict[str, bool]:
@@ -325,6 +330,20 @@ def call_now(
         else:
             flags.update({"drifted", "stale", "unrunnable"})
     return tool, args, template, migrations, flags
+
+
+def drift_factor(flags: Collection[str], tried: Sequence[bool]) -> float:
+    """What a plan's probability keeps after its tools drifted. ``unrunnable``: a call the tool
+    on offer would reject, so what the plan did before the schema changed no longer says it
+    will work (as a migration that failed weighs in ``recall_decisions``). ``guessed``: the
+    runs from before the change count for today's call only through a guessed rename, which
+    is discounted until a success under the new schema confirms it; a run of the guessed call
+    that failed (``tried``: the outcomes of runs under today's schema) refutes it."""
+    if "unrunnable" in flags:
+        return UNRUNNABLE_WEIGHT
+    if "guessed" in flags:
+        return UNRUNNABLE_WEIGHT if not all(tried) else GUESSED_WEIGHT
+    return 1.0
 
 
 def changed(migration: Migration) -> bool:
