@@ -627,3 +627,32 @@ def test_same_answers_on_every_backend(backend, tmp_path):
     assert all(expected.values())  # every question finds something, so equality means something
     mismatches = {key: (expected[key], actual[key]) for key in expected if expected[key] != actual[key]}
     assert not mismatches
+
+
+def test_a_now_question_gets_the_newest_of_what_matches_not_the_newest_memory(tmp_path):
+    """"How does Rosa get to work now?" in a store whose newest memories are canteen news:
+    recency re-ranks what the content routers found by age, and adds nothing of its own."""
+    from deltacore.testing import FakeEmbedder
+
+    memory = DeltaCore.open(tmp_path / "store", embedder=FakeEmbedder())
+    try:
+        old, new = at(3, 1, 9), at(5, 1, 9)
+        memory.ingest([
+            {"id": "commute-old", "ts": old, "text": "Rosa cycles to work.", "entities": ["Rosa"]},
+            {"id": "commute-new", "ts": new, "text": "Rosa now takes the tram to work.", "entities": ["Rosa"]},
+        ])  # fmt: skip
+        memory.ingest([
+            {"id": f"news-{n}", "ts": at(6, 1 + n % 28, 9 + n % 8), "text": f"The canteen menu for week {n} is out."}
+            for n in range(150)
+        ])  # fmt: skip
+        question = "How does Rosa get to work now?"
+        explained = memory.query(question, top_k=5, explain=True)
+        assert {r.name: r.stage for r in explained.routers}["recency"] == "expand"
+        assert [p.id for p in explained.packets[:2]] == ["commute-new", "commute-old"]
+        # With a word router that finds only the two, recency orders them and adds nothing.
+        named = memory.query(question, routers=["lexical", "recency"], top_k=10)
+        assert [p.id for p in named] == ["commute-new", "commute-old"]
+        # Without content recency still finds the newest memories on its own.
+        assert {r.name: r.stage for r in memory.query(top_k=1, explain=True).routers} == {"recency": "find"}
+    finally:
+        memory.close()

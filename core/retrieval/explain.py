@@ -11,7 +11,7 @@ from typing import Any
 
 from deltacore.model import MemoryPacket, QueryCriteria, RouterName
 from deltacore.model.explain import PacketExplanation, QueryExplanation, RouterChoice, RouterScore
-from deltacore.retrieval.presets import PRESETS
+from deltacore.retrieval.presets import PRESETS, recency_reranks
 from deltacore.retrieval.query_analysis import QueryAnalysis
 from deltacore.retrieval.routers.registry import STAGE_ONE
 
@@ -39,7 +39,9 @@ def router_reasons(criteria: QueryCriteria, analysis: QueryAnalysis, weights: Ma
         elif name is RouterName.TEMPORAL:
             reasons[name] = "the question names a period" if analysis.time_range is not None else "the question asks when"
         elif name is RouterName.RECENCY:
-            reasons[name] = "the question asks for the latest"
+            reasons[name] = "the question asks for the latest" + (
+                ": the newest of what matches it first" if recency_reranks(weights, analysis) else ""
+            )
         elif name is RouterName.UTILITY:
             reasons[name] = "the query filters by action or outcome: utility learned from outcomes ranks them"
         else:
@@ -52,11 +54,12 @@ def explain_query(criteria: QueryCriteria, trace: Mapping[str, Any], packets: Se
     weights: Mapping[RouterName, float] = trace["weights"]
     ranked: Mapping[str, Sequence[tuple[str, float]]] = trace["ranked"]
     reasons = router_reasons(criteria, analysis, weights)
+    reranks_by_age = recency_reranks(weights, analysis)
     routers = [
         RouterChoice(
             name=str(name),
             weight=weight,
-            stage="find" if name in STAGE_ONE else "expand",
+            stage="find" if name in STAGE_ONE and not (name is RouterName.RECENCY and reranks_by_age) else "expand",
             reason=reasons[str(name)],
             candidates=len(ranked.get(name, ())),
         )

@@ -19,7 +19,7 @@ from deltacore.retrieval.defence import RetrievalDefence
 from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.fusion import normalized_score_fusion, reciprocal_rank_fusion
 from deltacore.retrieval.packing import pack
-from deltacore.retrieval.presets import allowed_routers, choose_routers
+from deltacore.retrieval.presets import allowed_routers, choose_routers, recency_reranks
 from deltacore.retrieval.query_analysis import analyze
 from deltacore.retrieval.rerank import Reranker, apply_reranker
 from deltacore.retrieval.routers import Ranked, SearchContext, build_routers
@@ -148,13 +148,20 @@ class Retriever:
                 # semantic router's search fetches their pool too (one vector search per query).
                 neighbour_pool=limit * POOL_FACTOR if RouterName.ENTITY in weights or RouterName.TEMPORAL in weights else limit,
             )
-            searches = {name: self._routers[name].search for name in weights if name in STAGE_ONE}
+            reranks_by_age = recency_reranks(weights, analysis)
+            searches = {
+                name: self._routers[name].search
+                for name in weights
+                if name in STAGE_ONE and not (reranks_by_age and name == RouterName.RECENCY)
+            }
             ranked = self._concurrently(context, searches)
             stage_one = self._fuse(ranked, weights, depth=limit)
             seeds = [item_id for item_id, _, _ in stage_one[:limit]]
             expansions = {
                 name: functools.partial(self._expanders[name].expand, seeds=seeds) for name in weights if name in STAGE_TWO
             }
+            if reranks_by_age:
+                expansions[RouterName.RECENCY] = functools.partial(self._routers[RouterName.RECENCY].rerank, seeds=seeds)
             ranked.update(self._concurrently(context, expansions))
             if trace is not None:
                 trace.update(analysis=analysis, weights=weights, ranked=ranked)

@@ -59,6 +59,17 @@ def allowed_routers(weights: dict[RouterName, float], allowed: tuple[str, ...], 
     return kept
 
 
+def recency_reranks(weights: Mapping[RouterName, float], analysis: QueryAnalysis) -> bool:
+    """"Latest" in a question with content means the newest of what matches it: the recency
+    router then re-ranks the content routers' candidates (stage two) instead of finding the
+    store's newest memories whatever they are about. Alone, or with no content, it finds."""
+    return (
+        _RECENCY in weights
+        and bool(analysis.terms)
+        and any(name in STAGE_ONE and name != _RECENCY for name in weights)
+    )
+
+
 def choose_routers(criteria: QueryCriteria, analysis: QueryAnalysis) -> dict[RouterName, float]:
     """Router -> fusion weight for this query."""
     if criteria.routers:

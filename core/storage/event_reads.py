@@ -79,9 +79,17 @@ class EventReads:
         return found
 
     def recent_event_ids(
-        self, conn: Connection, filters: Sequence[ColumnElement[bool]], limit: int
+        self,
+        conn: Connection,
+        filters: Sequence[ColumnElement[bool]],
+        limit: int,
+        among: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
-        statement = select(events.c.id, events.c.ts).where(*filters).order_by(events.c.ts.desc(), events.c.seq.desc())
+        """``(id, ts)`` newest first; ``among``: only these ids."""
+        statement = select(events.c.id, events.c.ts).where(*filters)
+        if among is not None:
+            statement = statement.where(events.c.id.in_(list(among)))
+        statement = statement.order_by(events.c.ts.desc(), events.c.seq.desc())
         return [(row.id, float(row.ts)) for row in conn.execute(statement.limit(limit))]
 
     def scan_embeddings(
