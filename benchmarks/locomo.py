@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/locomo", type=Path)
     parser.add_argument("--json", type=Path, default=Path("docs/results/locomo.json"))
-    parser.add_argument("--plot", type=Path, default=Path("docs/img/locomo_recall.png"))
+    parser.add_argument("--plot", default="docs/img/locomo_recall.png", help="chart path ('' to skip)")
     parser.add_argument("--conversations", nargs="*", help="only these (e.g. conv-26)")
     parser.add_argument("--systems", nargs="*", help="only these system names")
     parser.add_argument("--quiet", action="store_true")
@@ -339,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     print_table(report)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2))
-    plot(report, args.plot)
+    if args.plot:
+        plot(report, Path(args.plot))
     return 0
 
 
