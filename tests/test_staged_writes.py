@@ -247,3 +247,41 @@ def test_a_read_only_store_refuses_a_staged_write(backend) -> None:
     finally:
         memory.close()
 
+
+
+# ---- adapters: a real framework tool call stages its steps -------------------------------------
+
+
+def test_a_langchain_tool_call_is_staged_by_the_callback_handler_and_then_visible(backend) -> None:
+    from langchain_core.runnables import RunnableConfig, chain
+    from langchain_core.tools import tool
+
+    from deltacore.adapters.langchain import DeltaCoreCallbackHandler
+
+    memory = backend.open(**NEVER)
+    seen_inside: list[tuple[int, int]] = []
+    try:
+        memory.add("a first write checks the embedder")
+
+        @tool
+        def lookup_order(order: str) -> str:
+            """Look an order up."""
+            # on_tool_start has run: its tool_call waits in the inbox, not in the events yet.
+            seen_inside.append((_count(memory, inbox), _count(memory, events, kind="tool_call")))
+            return f"order {order} of the walrus account shipped"
+
+        @chain
+        def episode(task: str, config: RunnableConfig) -> str:
+            lookup_order.invoke({"name": "lookup_order", "args": {"order": task}, "id": "call-1", "type": "tool_call"}, config=config)
+            return "done"
+
+        handler = DeltaCoreCallbackHandler(memory, name="bench")
+        episode.invoke("A-17", config={"callbacks": [handler], "run_name": "episode"})
+        assert seen_inside == [(1, 0)]
+        calls = memory.events(kinds=["tool_call"])
+        results = memory.events(kinds=["tool_result"])
+        assert [c.tool_args for c in calls] == [{"order": "A-17"}]
+        assert [r.parent_ids for r in results] == [(calls[0].id,)]
+        assert "shipped" in results[0].text and _count(memory, inbox) == 0
+    finally:
+        memory.close()
