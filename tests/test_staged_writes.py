@@ -285,3 +285,18 @@ def test_a_langchain_tool_call_is_staged_by_the_callback_handler_and_then_visibl
         assert "shipped" in results[0].text and _count(memory, inbox) == 0
     finally:
         memory.close()
+
+
+def test_a_forget_reaches_what_another_process_staged(backend) -> None:
+    writer = backend.open(**NEVER)
+    reader = backend.open(**NEVER)
+    try:
+        writer.add("a first write checks the embedder")
+        writer.ingest([{"text": "Quentin Marlowe asked for a refund", "entities": ["Quentin Marlowe"]}], staged=True)
+        assert _count(reader, inbox) == 1
+        reader.forget("Quentin Marlowe", reason="test")
+        assert _count(reader, inbox) == 0
+        assert not [e for e in reader.events() if "Quentin" in e.text]
+    finally:
+        writer.close()
+        reader.close()

@@ -29,6 +29,9 @@ C = TypeVar("C", bound=type)
 # Calls that do not apply the inbox first: ingest decides itself (a staged one must not), close
 # drains on its own, embed and open touch no stored data.
 _NOT_READS = frozenset({"ingest", "close", "open", "embed"})
+# Calls that apply every process's staged writes, not only this one's: an erasure must reach
+# what another process staged about the person, and an export or a rebuild must hold it.
+_WHOLE_INBOX = frozenset({"forget", "forget_many", "verify_erasure", "delete", "export", "reindex", "consolidate"})
 
 
 def read_your_writes(cls: C) -> C:
@@ -39,14 +42,14 @@ def read_your_writes(cls: C) -> C:
             continue
         attribute = inspect.getattr_static(cls, name)
         if inspect.isfunction(attribute):
-            setattr(cls, name, _applying_first(attribute))
+            setattr(cls, name, _applying_first(attribute, whole_inbox=name in _WHOLE_INBOX))
     return cls
 
 
-def _applying_first(method: Callable[..., Any]) -> Callable[..., Any]:
+def _applying_first(method: Callable[..., Any], whole_inbox: bool) -> Callable[..., Any]:
     @functools.wraps(method)
     def applying_first(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._staged.pending_here:
+        if whole_inbox or self._staged.pending_here:
             self._apply_staged_for_call()
         return method(self, *args, **kwargs)
 
@@ -82,8 +85,8 @@ class StagedWriteMethods:
         """Read-your-writes. A failure to apply (a database or embedder fault) is logged and the
         call goes on without them, as a query goes on without pending vectors: the rows stay in
         the inbox and the worker retries them."""
-        if self._staged.applying:
-            return  # the write path of an apply in progress on this thread
+        if self._staged.applying or self.config.read_only:
+            return  # the write path of an apply in progress on this thread; a store that cannot write
         try:
             self._staged.apply()
         except BackendError as exc:

@@ -59,6 +59,7 @@ class StagedInbox:
         self._apply_lock = threading.Lock()
         self._mine: Counter[str] = Counter()  # staged here and not applied yet (an id may be staged twice)
         self._mine_lock = threading.Lock()
+        self._appending = 0  # stage() calls between counting their ids and their commit
         self._local = threading.local()
 
     @property
@@ -97,11 +98,15 @@ class StagedInbox:
             # Counted before the commit: a worker that applies them at once must find them counted.
             with self._mine_lock:
                 self._mine.update(staged)
+                self._appending += 1
             try:
                 self._inbox.append(rows)
             except BaseException:
                 self._forget(staged)
                 raise
+            finally:
+                with self._mine_lock:
+                    self._appending -= 1
         return IngestResult(event_ids=event_ids, staged=staged, duplicates=duplicates, rejected=list(batch.rejected))
 
     def apply(self) -> int:
@@ -112,6 +117,11 @@ class StagedInbox:
         with self._apply_lock, self._inbox.apply_lock():
             self._local.applying = True
             try:
+                with self._mine_lock:
+                    # Ids staged here and committed before this pass: once the inbox is found
+                    # empty they are applied, here or by another process (which this one's
+                    # counts would otherwise never hear of).
+                    committed = list(self._mine) if not self._appending else []
                 total = 0
                 while True:
                     rows = self._inbox.pending(self._batch_size)
@@ -119,7 +129,12 @@ class StagedInbox:
                         self._apply_run(channel, group)
                     total += len(rows)
                     if len(rows) < self._batch_size:
-                        return total
+                        break
+                if not rows:
+                    with self._mine_lock:
+                        for event_id in committed:
+                            self._mine.pop(event_id, None)
+                return total
             finally:
                 self._local.applying = False
 
