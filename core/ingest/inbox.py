@@ -42,6 +42,8 @@ class InboxStore(Protocol):
 
     def pending(self, limit: int) -> list[Any]: ...
 
+    def has_pending(self) -> bool: ...
+
     def remove(self, conn: Any, seqs: Sequence[int]) -> None: ...
 
     def remove_now(self, seqs: Sequence[int]) -> None: ...
@@ -114,14 +116,17 @@ class StagedInbox:
         how many rows were applied. A no-op on the thread already applying."""
         if self.applying:
             return 0
+        with self._mine_lock:
+            # Ids staged here and committed before this pass: once the inbox is found empty
+            # they are applied, here or by another process (this one's counts would otherwise
+            # never hear of the latter).
+            committed = list(self._mine) if not self._appending else []
+        if not self._inbox.has_pending():  # one indexed probe: the usual answer, no lock taken
+            self._settle_counts(committed)
+            return 0
         with self._apply_lock, self._inbox.apply_lock():
             self._local.applying = True
             try:
-                with self._mine_lock:
-                    # Ids staged here and committed before this pass: once the inbox is found
-                    # empty they are applied, here or by another process (which this one's
-                    # counts would otherwise never hear of).
-                    committed = list(self._mine) if not self._appending else []
                 total = 0
                 while True:
                     rows = self._inbox.pending(self._batch_size)
@@ -131,9 +136,7 @@ class StagedInbox:
                     if len(rows) < self._batch_size:
                         break
                 if not rows:
-                    with self._mine_lock:
-                        for event_id in committed:
-                            self._mine.pop(event_id, None)
+                    self._settle_counts(committed)
                 return total
             finally:
                 self._local.applying = False
@@ -154,6 +157,13 @@ class StagedInbox:
             # Validated when staged; only a change of limits between staging and applying gets here.
             log.error("staged event %s was rejected when applied (%s: %s)", rejection.event_id, rejection.field, rejection.reason)
         self._forget(row.event_id for row in rows)
+
+    def _settle_counts(self, committed: list[str]) -> None:
+        """The inbox was found empty after ``committed`` were: they are applied."""
+        if committed:
+            with self._mine_lock:
+                for event_id in committed:
+                    self._mine.pop(event_id, None)
 
     def _forget(self, event_ids: Iterable[str]) -> None:
         with self._mine_lock:
