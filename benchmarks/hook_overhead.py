@@ -1,4 +1,10 @@
-"""Per-step hook overhead: what recording one tool step costs the agent, background vs inline vector writes.
+"""Per-step hook overhead: what recording one tool step costs the agent: background vs inline vector writes, and staged writes.
+
+Modes: ``inline`` and ``background`` are ``DeltaCoreConfig.vector_writes`` with each step written
+in full; ``staged`` is background vector writes with each step written by
+``ingest(..., staged=True)`` (the LangChain handler's default, ``staged_tool_steps=True``): the hook
+pays one durable inbox append, and the write path runs later (a worker once the steps pause, or
+the next read: the query after the episode, or the handler's episode-end write).
 
 A step is one tool call and its result. Two ways of recording it are timed:
 
@@ -11,9 +17,11 @@ A step is one tool call and its result. Two ways of recording it are timed:
 Episodes of ``--episode-steps`` steps; ``--think-ms`` sleeps between steps (the model's turn,
 during which a background writer works; 0 = steps back to back, the worst case for it). After
 each episode one query is timed: with background writes it first applies what is pending
-(read-your-writes), so the embedding cost moved out of the hooks shows up there.
+(read-your-writes), so the embedding cost moved out of the hooks shows up there; with staged
+writes, so does the write path itself (for the LangChain handler, in its episode-end write, timed
+as ``episode_end``).
 
-    python benchmarks/hook_overhead.py --embedder fake --steps 300 [--think-ms 50] [--out FILE]
+    python benchmarks/hook_overhead.py --embedder fake --steps 300 [--modes staged] [--think-ms 50] [--out FILE]
     python benchmarks/hook_overhead.py --embedder minilm --steps 100
 """
 
@@ -59,7 +67,7 @@ def _embedder(name: str) -> Any:
     return MiniLMEmbedder()
 
 
-def _engine_steps(memory: DeltaCore, episodes: int, steps: int, think: float) -> tuple[list[float], list[float]]:
+def _engine_steps(memory: DeltaCore, episodes: int, steps: int, think: float, staged: bool) -> tuple[list[float], list[float], list[float]]:
     timings: list[float] = []
     queries: list[float] = []
     for e in range(episodes):
@@ -68,23 +76,24 @@ def _engine_steps(memory: DeltaCore, episodes: int, steps: int, think: float) ->
         for s in range(steps):
             call_id = f"{episode}:c{s}"
             started = time.perf_counter()
-            memory.ingest([{"id": call_id, "kind": "tool_call", "tool_name": "lookup_order", "tool_args": {"order": f"{e}-{s}"}, "episode_id": episode}])
-            memory.ingest([{"kind": "tool_result", "tool_name": "lookup_order", "text": f"order {e}-{s} shipped on day {s}", "parent_ids": [call_id], "episode_id": episode}])
+            memory.ingest([{"id": call_id, "kind": "tool_call", "tool_name": "lookup_order", "tool_args": {"order": f"{e}-{s}"}, "episode_id": episode}], staged=staged)
+            memory.ingest([{"kind": "tool_result", "tool_name": "lookup_order", "text": f"order {e}-{s} shipped on day {s}", "parent_ids": [call_id], "episode_id": episode}], staged=staged)
             timings.append((time.perf_counter() - started) * 1000)
             time.sleep(think)
         started = time.perf_counter()
         memory.query(f"order {e}-3 shipped", top_k=5)
         queries.append((time.perf_counter() - started) * 1000)
-    return timings, queries
+    return timings, queries, []
 
 
-def _langchain_steps(memory: DeltaCore, episodes: int, steps: int, think: float) -> tuple[list[float], list[float]]:
+def _langchain_steps(memory: DeltaCore, episodes: int, steps: int, think: float, staged: bool) -> tuple[list[float], list[float], list[float]]:
     from langchain_core.runnables import RunnableConfig, chain
     from langchain_core.tools import tool
 
     from deltacore.adapters.langchain import DeltaCoreCallbackHandler
 
     timings: list[float] = []
+    episode_ends: list[float] = []
     spent = [0.0]
 
     class TimedHandler(DeltaCoreCallbackHandler):
@@ -100,6 +109,12 @@ def _langchain_steps(memory: DeltaCore, episodes: int, steps: int, think: float)
             timings.append(spent[0] * 1000)
             spent[0] = 0.0
 
+        def on_chain_end(self, *args: Any, **kwargs: Any) -> None:
+            started = time.perf_counter()
+            super().on_chain_end(*args, **kwargs)
+            if kwargs.get("parent_run_id") is None:  # the episode's outcome: a direct write
+                episode_ends.append((time.perf_counter() - started) * 1000)
+
     @tool
     def lookup_order(order: str) -> str:
         """Look an order up."""
@@ -112,25 +127,27 @@ def _langchain_steps(memory: DeltaCore, episodes: int, steps: int, think: float)
             time.sleep(think)
         return "done"
 
-    handler = TimedHandler(memory, name="bench")
+    handler = TimedHandler(memory, name="bench", staged_tool_steps=staged)
     queries: list[float] = []
     for e in range(episodes):
         episode.invoke(f"customer{e}", config={"callbacks": [handler], "run_name": "episode"})
         started = time.perf_counter()
         memory.query(f"order customer{e}-3 shipped", top_k=5)
         queries.append((time.perf_counter() - started) * 1000)
-    return timings, queries
+    return timings, queries, episode_ends
 
 
 def run(embedder: str, mode: str, hook: str, steps: int, episode_steps: int, think_ms: float) -> dict[str, Any]:
     episodes = max(1, steps // episode_steps)
     with tempfile.TemporaryDirectory() as folder:
-        memory = DeltaCore.open(path=Path(folder) / "store", embedder=_embedder(embedder), vector_writes=mode)
+        staged = mode == "staged"
+        vector_writes = "background" if staged else mode
+        memory = DeltaCore.open(path=Path(folder) / "store", embedder=_embedder(embedder), vector_writes=vector_writes)
         try:
             memory.add("the first write of a tenant plants its canaries and loads the embedder")
             memory.query("warm up the read path", top_k=1)
             measure = _engine_steps if hook == "engine" else _langchain_steps
-            timings, queries = measure(memory, episodes, episode_steps, think_ms / 1000)
+            timings, queries, episode_ends = measure(memory, episodes, episode_steps, think_ms / 1000, staged)
             stats = memory.stats()
             assert stats.vectors == stats.events, (stats.vectors, stats.events)  # every write indexed
         finally:
@@ -139,11 +156,14 @@ def run(embedder: str, mode: str, hook: str, steps: int, episode_steps: int, thi
             close_ms = (time.perf_counter() - started) * 1000
     return {
         "embedder": embedder,
-        "vector_writes": mode,
+        "mode": mode,
+        "vector_writes": vector_writes,
+        "staged_writes": staged,
         "hook": hook,
         "think_ms": think_ms,
         "step": _summary(timings),
         "query_after_episode": _summary(queries),
+        "episode_end": _summary(episode_ends) if episode_ends else None,
         "close_ms": round(close_ms, 1),
     }
 
@@ -155,7 +175,7 @@ def main() -> None:
     parser.add_argument("--episode-steps", type=int, default=10)
     parser.add_argument("--think-ms", type=float, default=0.0, help="pause between steps (the model's turn)")
     parser.add_argument("--hooks", default="langchain,engine")
-    parser.add_argument("--modes", default="background,inline")
+    parser.add_argument("--modes", default="background,inline,staged", help="inline, background (vector writes), staged")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     load_before = os.getloadavg()
@@ -173,11 +193,12 @@ def main() -> None:
         "load_average_1_5_15": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
         "results": results,
     }
-    print("| hook | vector writes | think ms | step p50 ms | step p95 ms | step p99 ms | query after episode p50 / p95 ms |")
-    print("|---|---|---|---|---|---|---|")
+    print("| hook | mode | think ms | step p50 ms | step p95 ms | step p99 ms | query after episode p50 / p95 ms | episode end p50 / p95 ms |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
-        s, q = r["step"], r["query_after_episode"]
-        print(f"| {r['hook']} | {r['vector_writes']} | {r['think_ms']:g} | {s['p50_ms']} | {s['p95_ms']} | {s['p99_ms']} | {q['p50_ms']} / {q['p95_ms']} |")
+        s, q, end = r["step"], r["query_after_episode"], r["episode_end"]
+        ends = f"{end['p50_ms']} / {end['p95_ms']}" if end else "–"
+        print(f"| {r['hook']} | {r['mode']} | {r['think_ms']:g} | {s['p50_ms']} | {s['p95_ms']} | {s['p99_ms']} | {q['p50_ms']} / {q['p95_ms']} | {ends} |")
     if args.out:
         args.out.write_text(json.dumps(report, indent=2) + "\n")
 

@@ -108,10 +108,16 @@ class AsyncDeltaCore:
     # ---- write path -------------------------------------------------------------------------
 
     async def ingest(
-        self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None, principal: str | None = None
+        self,
+        events: Sequence[Event | dict[str, Any]],
+        *,
+        channel: Channel | str | None = None,
+        principal: str | None = None,
+        staged: bool = False,
     ) -> IngestResult:
-        """Store a batch of events; see :meth:`DeltaCore.ingest`."""
-        return await asyncio.to_thread(self.sync.ingest, events, channel=channel, principal=principal)
+        """Store a batch of events; see :meth:`DeltaCore.ingest` (``staged=True``: acknowledged
+        once durable in the inbox, applied shortly after)."""
+        return await asyncio.to_thread(self.sync.ingest, events, channel=channel, principal=principal, staged=staged)
 
     async def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id; see :meth:`DeltaCore.add`."""

@@ -174,6 +174,11 @@ class DeltaCoreConfig(BaseModel):
     indexes its events before returning."""
     vector_write_delay_ms: float = Field(default=200.0, ge=0, le=10_000)
     """How long the background worker waits after a write for more to join one batch."""
+    staged_write_delay_ms: float = Field(default=100.0, ge=0, le=10_000)
+    """Staged writes (``ingest(..., staged=True)``): the worker applies the inbox once no staged
+    write arrived for this long (an agent's steps come in bursts; the model's turn is quiet)."""
+    staged_write_max_wait_ms: float = Field(default=1000.0, ge=0, le=60_000)
+    """…but no later than this after the first pending staged write (other processes see them then)."""
 
     @field_validator("belief")
     @classmethod

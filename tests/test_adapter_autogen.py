@@ -321,3 +321,36 @@ async def test_the_users_task_is_stored_trusted_under_its_authenticated_principa
     assert (user.principal, reply.principal) == ("alice", "autogen:planner")
     found = {p.text: p.namespace for p in store.query("dataset access for bob", top_k=5, include_deltas=False)}
     assert found.get(user.text) is Namespace.TRUSTED, found
+
+
+async def test_workbench_tool_steps_are_staged_and_visible_after_the_run(tmp_path):
+    """The workbench stages the call (``ingest(..., staged=True)``): durable in the inbox while
+    the tool runs, through the write path once the run's outcome is written."""
+    from sqlalchemy import create_engine, func, select
+
+    from deltacore.storage.tables import inbox
+
+    opened = DeltaCore.open(tmp_path / "mem", embedder=FakeEmbedder(), staged_write_delay_ms=10_000, staged_write_max_wait_ms=60_000)
+    engine = create_engine(opened.config.sql_url)
+    inside: list[int] = []
+
+    async def check_stock(item: str) -> str:
+        """Check the stock of an item."""
+        with engine.connect() as conn:
+            inside.append(int(conn.execute(select(func.count()).select_from(inbox)).scalar_one()))
+        return f"{item}: 4 left"
+
+    try:
+        memory = DeltaCoreMemory(opened, user_id="alice", agent_id="planner")
+        client = scripted([call("c1", "check_stock", '{"item": "umbrella"}')], "4 umbrellas left.")
+        workbench = DeltaCoreWorkbench(memory, [FunctionTool(check_stock, description="Check the stock of an item.")])
+        planner = AssistantAgent("planner", model_client=client, workbench=workbench, memory=[memory], reflect_on_tool_use=True)
+        result = await record_run(memory, planner, "How many umbrellas?")
+        assert inside == [1]  # the call, staged before the tool ran, not yet applied
+        events = opened.events(episode_id=result.messages[0].id)
+        kinds = [e.kind for e in events]
+        assert EventKind.TOOL_CALL in kinds and EventKind.TOOL_RESULT in kinds
+        assert next(e for e in events if e.kind is EventKind.TOOL_RESULT).text == "umbrella: 4 left"
+    finally:
+        opened.close()
+        engine.dispose()

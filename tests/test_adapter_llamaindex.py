@@ -276,3 +276,39 @@ async def test_the_chat_user_is_the_principal_of_the_user_messages(store):
     users = [e for e in store.events(user_id="alice", limit=50) if e.role == "user"]
     assert users and all(e.principal == "alice" for e in users)
     assert any(p.text.startswith("Grant bob") for p in store.query("bob access sales_2024", top_k=5, include_deltas=False))
+
+
+async def test_tool_steps_are_staged_and_visible_after_the_run(tmp_path):
+    """The tool call is staged (``ingest(..., staged=True)``): durable in the inbox while the
+    tool runs, through the write path once the run's outcome is written."""
+    from sqlalchemy import create_engine, func, select
+
+    from deltacore.storage.tables import inbox
+
+    opened = DeltaCore.open(tmp_path / "mem", embedder=FakeEmbedder(), staged_write_delay_ms=10_000, staged_write_max_wait_ms=60_000)
+    engine = create_engine(opened.config.sql_url)
+    inside: list[int] = []
+
+    def staged_rows() -> int:
+        with engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(inbox)).scalar_one())
+
+    def check_stock(item: str) -> str:
+        """Check the stock of an item."""
+        inside.append(staged_rows())
+        return f"{item}: 4 left"
+
+    handler = instrument(opened, user_id="alice", agent_id="planner")
+    try:
+        script = Script(tool_call("c1", "check_stock", item="umbrella"), "4 umbrellas left.")
+        planner = FunctionAgent(name="planner", description="d", tools=[FunctionTool.from_defaults(check_stock)], llm=script.llm(), streaming=False)
+        run = planner.run(user_msg="How many umbrellas?")
+        await run
+        assert inside == [1]  # the call, staged before the tool ran, not yet applied
+        events = opened.events(episode_id=run.run_id)
+        assert [e.kind for e in events][:3] == [EventKind.MESSAGE, EventKind.TOOL_CALL, EventKind.TOOL_RESULT]
+        assert events[2].text == "umbrella: 4 left" and staged_rows() == 0
+    finally:
+        handler.detach()
+        opened.close()
+        engine.dispose()

@@ -211,7 +211,7 @@ async def _record_execution(
     if call is not None:
         arguments = parse_arguments(call.arguments)
         call_event = tool_call_event(memory, episode, call_event_id, call.name, arguments, None, agent)
-        await memory.record([call_event], Channel.AGENT)
+        await memory.record([call_event], Channel.AGENT, staged=True)
     result_event = tool_result_event(
         memory,
         episode,
@@ -223,7 +223,7 @@ async def _record_execution(
         None,
         agent,
     )
-    await memory.record([result_event], Channel.TOOL)
+    await memory.record([result_event], Channel.TOOL, staged=True)
     episode.last_event_id = result_event["id"]
 
 

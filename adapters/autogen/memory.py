@@ -256,9 +256,10 @@ class DeltaCoreMemory(ScopedAdapter, Memory, Component[DeltaCoreMemoryConfig]):
         """An event dict carrying this memory's scope and the framework marker."""
         return scoped_event(FRAMEWORK, self.name, scope_of(self), **fields)
 
-    async def record(self, events: Sequence[dict[str, Any]], channel: Channel | str) -> None:
+    async def record(self, events: Sequence[dict[str, Any]], channel: Channel | str, staged: bool = False) -> None:
+        """``staged``: tool steps, acknowledged once durable (``ingest(..., staged=True)``)."""
         if events:
-            await self.store.ingest(list(events), channel=channel)
+            await self.store.ingest(list(events), channel=channel, staged=staged)
 
     async def _packets(self, text: str, **criteria: Any) -> list[MemoryPacket]:
         fields = query_fields(

@@ -114,7 +114,7 @@ class DeltaCoreWorkbench(StaticStreamWorkbench):
             dict(parameters) if parameters is not None else None,
             episode.agent if episode is not None else None,
         )
-        await self.memory.record([event], Channel.AGENT)
+        await self.memory.record([event], Channel.AGENT, staged=True)
         return {"event": event, "call_id": call_id, "episode": episode}
 
     async def _record_result(self, call: dict[str, Any], result: ToolResult) -> None:
@@ -130,7 +130,7 @@ class DeltaCoreWorkbench(StaticStreamWorkbench):
             _ERROR.get() if result.is_error else None,
             call["event"].get("actor"),
         )
-        await self.memory.record([event], Channel.TOOL)
+        await self.memory.record([event], Channel.TOOL, staged=True)
         if episode is not None:
             episode.last_event_id = event["id"]
 

@@ -198,10 +198,11 @@ class DeltaCoreListener(ScopedAdapter, BaseEventListener):
         fields.setdefault("principal", self.user_id if user else scope["source"])
         return Event(ts=event.timestamp, meta=self._meta(event, **(meta or {})), **fields, **scope)
 
-    def _write(self, episode_id: str | None, steps: list[tuple[Event, Channel]]) -> None:
+    def _write(self, episode_id: str | None, steps: list[tuple[Event, Channel]], staged: bool = False) -> None:
+        """``staged``: tool steps, acknowledged once durable (``ingest(..., staged=True)``)."""
         stored_id = None
         for channel, group in groupby(steps, key=lambda step: step[1]):
-            result = raise_rejections(self.store.ingest([event for event, _ in group], channel=channel))
+            result = raise_rejections(self.store.ingest([event for event, _ in group], channel=channel, staged=staged))
             stored_id = result.event_ids[-1]
         if stored_id:
             self._last_step[episode_id] = stored_id
@@ -265,7 +266,7 @@ class DeltaCoreListener(ScopedAdapter, BaseEventListener):
             text=output,
             parent_ids=(call.id,),
         )
-        self._write(episode_id, [(call, Channel.AGENT), (result, Channel.TOOL)])
+        self._write(episode_id, [(call, Channel.AGENT), (result, Channel.TOOL)], staged=True)
 
     def _call(self, event: Any, started_id: str, episode_id: str | None) -> Event:
         name = event.tool_name

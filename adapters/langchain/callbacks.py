@@ -12,7 +12,8 @@ The root run (``parent_run_id is None``) is the episode and its run id the ``epi
   ``tools=[...]`` registry is observed when the first run starts);
 * model end → the assistant's text, when there is some;
 * tool start / end / error → ``tool_call`` and ``tool_result`` events with the tool's name,
-  arguments, schema (from ``tools=[...]`` or the offered schemas), error and parent run;
+  arguments, schema (from ``tools=[...]`` or the offered schemas), error and parent run, staged
+  (``ingest(..., staged=True)``, unless ``staged_tool_steps=False``);
 * retriever end → :meth:`DeltaCore.record_retrieval` with the documents' ids.
 
 LangChain swallows (and logs) exceptions raised in handlers unless ``raise_error=True``.
@@ -61,9 +62,11 @@ class _RunTreeRecorder:
         session_id: str | None = None,
         name: str | None = None,
         memory: DeltaCore | AsyncDeltaCore | None = None,
+        staged_tool_steps: bool = True,
     ) -> None:
         memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         self.memory = sync_memory(memory)
+        self.staged_tool_steps = staged_tool_steps
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self._recorder = EpisodeRecorder(self.scope, name or "callbacks", tools)
         self._name = name
@@ -100,10 +103,10 @@ class _RunTreeRecorder:
     def _source(self, root: UUID) -> str | None:
         return self._name or self._source_of.get(root)
 
-    def _actions(self, writes: Sequence[Write]) -> list[Action]:
+    def _actions(self, writes: Sequence[Write], staged: bool = False) -> list[Action]:
         memory = self.memory
         return [
-            lambda events=events, channel=channel: raise_rejections(memory.ingest(events, channel=channel))
+            lambda events=events, channel=channel: raise_rejections(memory.ingest(events, channel=channel, staged=staged))
             for events, channel in writes
         ]
 
@@ -194,7 +197,7 @@ class _RunTreeRecorder:
         )
         with self._lock:
             self._tool_runs[run_id] = (str(root), call_id, name)
-        return self._actions(writes)
+        return self._actions(writes, staged=self.staged_tool_steps)
 
     def _tool_finished(
         self, run_id: UUID, parent_run_id: UUID | None, text: str, error: BaseException | str | None
@@ -216,7 +219,7 @@ class _RunTreeRecorder:
         )
         if root == run_id:  # a tool run on its own is its own episode
             self._leave_tree(root)
-        return self._actions(writes)
+        return self._actions(writes, staged=self.staged_tool_steps)
 
     def _on_tool_end(self, output: Any, run_id: UUID, parent_run_id: UUID | None) -> list[Action]:
         text, failed = tool_output_text(output)
@@ -265,6 +268,9 @@ class DeltaCoreCallbackHandler(_RunTreeRecorder, BaseCallbackHandler):
         tools: tools whose schemas to record with their calls (else the offered schemas are used).
         tenant, agent_id, user_id, session_id: scope stamped on every event.
         name: the component name in ``source`` (default: the root run's name).
+        staged_tool_steps: write tool calls and results with ``ingest(..., staged=True)`` (the
+            default): the hook pays one durable inbox append, the write path runs in the
+            background and before any read of the store. ``False``: each step is written in full.
     """
 
     def on_chain_start(self, serialized: dict[str, Any], inputs: dict[str, Any], *, run_id: UUID,

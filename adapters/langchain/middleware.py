@@ -9,7 +9,8 @@ One agent invocation is one episode:
   follow; new or changed ones go to ``DeltaCore.observe_tools`` for drift detection), the
   assistant's text, and, with ``inject_memories=True``, relevant memories of
   earlier episodes added to the system message (replacing the block a previous call added);
-* ``wrap_tool_call`` → the call (name, arguments, the tool's schema) and its result or error;
+* ``wrap_tool_call`` → the call (name, arguments, the tool's schema) and its result or error,
+  staged (``ingest(..., staged=True)``);
 * ``after_agent`` → the outcome.
 
 The episode id is the root run id when LangChain exposes it (``config["run_id"]``, or a
@@ -76,6 +77,9 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
             :meth:`DeltaCore.record_retrieval`).
         memory_query: criteria for that retrieval (``top_k``, ``max_tokens``, ``kinds``…);
             by default the 5 best in the tenant, of this ``user_id`` when one is set.
+        staged_tool_steps: write tool calls and results with ``ingest(..., staged=True)`` (the
+            default: the step pays one durable inbox append; the write path follows in the
+            background and before the next model call's retrieval). ``False``: written in full.
     """
 
     state_schema = DeltaCoreState
@@ -95,9 +99,11 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         memory_query: Mapping[str, Any] | None = None,
         tools: Iterable[Any] = (),
         memory: DeltaCore | AsyncDeltaCore | None = None,
+        staged_tool_steps: bool = True,
     ) -> None:
         memory = renamed_store(store, memory, type(self).__name__)  # `memory=` is the old name
         super().__init__()
+        self.staged_tool_steps = staged_tool_steps
         self.memory = sync_memory(memory)
         self.scope = adapter_scope(scope, tenant=tenant, agent_id=agent_id, user_id=user_id, session_id=session_id)
         self.inject_memories = inject_memories
@@ -212,36 +218,36 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command]
     ) -> ToolMessage | Command:
         episode, writes, call_id, name = self._call_writes(request)
-        self._perform(writes)
+        self._perform(writes, staged=self.staged_tool_steps)
         token = current_episode.set(episode)
         try:
             result = handler(request)
         except GraphBubbleUp:  # an interrupt, not a failure
             raise
         except Exception as exc:
-            self._perform(self._recorder.tool_result(episode, call_id, name, str(exc), exc))
+            self._perform(self._recorder.tool_result(episode, call_id, name, str(exc), exc), staged=self.staged_tool_steps)
             raise
         finally:
             current_episode.reset(token)
-        self._perform(self._result(episode, call_id, name, result))
+        self._perform(self._result(episode, call_id, name, result), staged=self.staged_tool_steps)
         return result
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]]
     ) -> ToolMessage | Command:
         episode, writes, call_id, name = self._call_writes(request)
-        await self._aperform(writes)
+        await self._aperform(writes, staged=self.staged_tool_steps)
         token = current_episode.set(episode)
         try:
             result = await handler(request)
         except GraphBubbleUp:
             raise
         except Exception as exc:
-            await self._aperform(self._recorder.tool_result(episode, call_id, name, str(exc), exc))
+            await self._aperform(self._recorder.tool_result(episode, call_id, name, str(exc), exc), staged=self.staged_tool_steps)
             raise
         finally:
             current_episode.reset(token)
-        await self._aperform(self._result(episode, call_id, name, result))
+        await self._aperform(self._result(episode, call_id, name, result), staged=self.staged_tool_steps)
         return result
 
     def _call_writes(self, request: ToolCallRequest) -> tuple[str, list[Write], str, str]:
@@ -261,13 +267,13 @@ class DeltaCoreMiddleware(AgentMiddleware[DeltaCoreState, Any, Any]):
 
     # ---- writing -------------------------------------------------------------------------------
 
-    def _perform(self, writes: list[Write]) -> None:
+    def _perform(self, writes: list[Write], staged: bool = False) -> None:
         for events, channel in writes:
-            raise_rejections(self.memory.ingest(events, channel=channel))
+            raise_rejections(self.memory.ingest(events, channel=channel, staged=staged))
 
-    async def _aperform(self, writes: list[Write]) -> None:
+    async def _aperform(self, writes: list[Write], staged: bool = False) -> None:
         if writes:
-            await asyncio.to_thread(self._perform, writes)
+            await asyncio.to_thread(self._perform, writes, staged)
 
 
 def _episode_of(state: Any) -> str:

@@ -257,8 +257,9 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
     def _event(self, run: _Run, **fields: Any) -> dict[str, Any]:
         return scoped_event(FRAMEWORK, run.agent or "agent", scope_of(self), episode_id=run.id, **fields)
 
-    def _ingest(self, events: list[dict[str, Any]], channel: Channel) -> None:
-        result = sync_store(self.store).ingest(events, channel=channel)
+    def _ingest(self, events: list[dict[str, Any]], channel: Channel, staged: bool = False) -> None:
+        """``staged``: tool steps, acknowledged once durable (``ingest(..., staged=True)``)."""
+        result = sync_store(self.store).ingest(events, channel=channel, staged=staged)
         for rejection in result.rejected:
             self._failed("storing", rejection.event_id or "?", ValueError(f"{rejection.field}: {rejection.reason}"))
 
@@ -335,6 +336,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                 )
             ],
             Channel.AGENT,
+            staged=True,
         )
         pending.event_id = identifier
 
@@ -355,6 +357,7 @@ class DeltaCoreSpanHandler(BaseSpanHandler[SimpleSpan]):
                 )
             ],
             Channel.TOOL,
+            staged=True,
         )
         run.last_event_id = identifier
 

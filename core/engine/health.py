@@ -60,9 +60,10 @@ class HealthChecks:
             self._note_problem(read_only_because)
         if self.config.read_only:
             return
-        # Crash recovery: what a write committed to do and never did is replayed now (vector
-        # writes in the outbox, journaled after-commit steps).
+        # Crash recovery: what a write committed to do and never did is replayed now (staged
+        # writes in the inbox, vector writes in the outbox, journaled after-commit steps).
         try:
+            self._staged.apply()  # staged writes a killed process acknowledged, in their order
             self.apply_outbox()
             self._pipeline.after_commit.replay()
         except BackendError as exc:

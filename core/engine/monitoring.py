@@ -196,8 +196,10 @@ class MonitoringMethods:
     # ---- the write and read paths -------------------------------------------------------------
 
     def _governed_ingest(
-        self, batch: list[Any], channel: Channel | None
+        self, batch: list[Any], channel: Channel | None, write: Callable[[list[Any], Channel | None], IngestResult] | None = None
     ) -> IngestResult:
+        """``write``: what takes the batch once the governor admits it (default: the write path;
+        staged writes: the inbox)."""
         tenants = Counter(_tenant_of(item) for item in batch)
         primary = next(iter(tenants), "default")
         with self._telemetry.operation("create_memory", primary) as op:
@@ -207,8 +209,8 @@ class MonitoringMethods:
                     self._governor.controller(tenant).refused()
                     raise self._overloaded(tenant, "write")
             self._check_quotas(batch, tenants)
-            result = self._pipeline.run(batch, channel)
-            op.records = len(result.stored)
+            result = (write or self._pipeline.run)(batch, channel)
+            op.records = len(result.stored or result.staged)
             if len(result.stored) == 1:
                 op.record_id = result.stored[0]
             return result

@@ -70,6 +70,7 @@ from deltacore.engine.monitoring import MonitoringMethods, traced
 from deltacore.engine.lifecycle import ClosedGuard
 from deltacore.engine.trust import TrustMethods
 from deltacore.engine.vector_writes import VectorWriteMethods
+from deltacore.engine.staged_writes import StagedWriteMethods, read_your_writes
 from deltacore.engine.arguments import check_keys
 from deltacore.engine.health import HealthChecks, open_sql
 from deltacore.storage import HotTier
@@ -91,6 +92,7 @@ from deltacore.storage.reindex import reembed as reembed_vectors
 log = logging.getLogger(__name__)
 
 
+@read_your_writes  # engine/staged_writes.py: every public call applies pending staged writes first
 class DeltaCore(
     ClosedGuard,
     LearningMethods,
@@ -105,6 +107,7 @@ class DeltaCore(
     BackupMethods,
     ConsolidationMethods,
     VectorWriteMethods,
+    StagedWriteMethods,
 ):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
@@ -157,6 +160,7 @@ class DeltaCore(
             dedupe=config.dedupe,
             embed_inline=self._embeds_inline,  # engine/vector_writes.py
         )
+        self._init_staged_writes()  # engine/staged_writes.py: ingest(..., staged=True); first, as every public call reads it
         self._retriever = Retriever(
             self._sql,
             self._vectors.current,
@@ -235,6 +239,7 @@ class DeltaCore(
         if self._closed:
             return
         self._stop_consolidation()  # a running cycle may still write vectors
+        self._stop_staged_writes()  # applies the inbox: its events then reach the vector writes below
         self._stop_vector_writes()  # drains what is pending while the index is still open
         self._refuse_calls()  # engine/lifecycle.py: every later public call raises StoreClosedError
         self._retriever.close()
@@ -258,16 +263,25 @@ class DeltaCore(
     # ---- write path -------------------------------------------------------------------------
 
     def ingest(
-        self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None, principal: str | None = None
-    ) -> IngestResult:
+        self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None,
+        principal: str | None = None, staged: bool = False,
+    ) -> IngestResult:  # fmt: skip
         """Store a batch of events (the write primitive).
 
         Good events are stored even when others are rejected; ``IngestResult.rejected`` says
         which and why. ``channel`` is where the events really came from (user, tool, document…).
         ``principal`` is who is actually speaking as the host authenticated it (set on every
         event that names none): a ``source`` that claims another voice is then an impersonation.
-        """
-        return self._governed_ingest(with_principal(coerce_batch(events), principal), coerce_channel(channel))
+
+        ``staged=True`` (per-step hooks): validated and given ids now, acknowledged once durable
+        in the inbox; the write path runs soon after in the background, and before any other call
+        of this store. ``IngestResult.staged`` has the ids, not what the write path decides."""
+        batch, channel_named = with_principal(coerce_batch(events), principal), coerce_channel(channel)
+        if staged:
+            return self._governed_ingest(batch, channel_named, write=self._stage)
+        if self._staged.pending_here:
+            self._apply_staged_for_call()  # a direct write after staged ones keeps their order
+        return self._governed_ingest(batch, channel_named)
 
     def add(self, text: str | Event | dict[str, Any], *, channel: Channel | str | None = None, **fields: Any) -> str:
         """Store one event and return its id (the id of the stored copy for a duplicate)."""
@@ -462,7 +476,7 @@ class DeltaCore(
             backend=self._sql.dialect.name,
             vector_backend=self._vectors.kind,
             embedder=self._sql.stored_embedder() or self._embedder.name,
-            problems=[*self._problems, *self._vector_write_problems()],
+            problems=[*self._problems, *self._vector_write_problems(), *self._staged_write_problems()],
         )
 
     def checkpoints(self) -> CheckpointRepository:

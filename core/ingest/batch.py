@@ -56,12 +56,13 @@ def _dedupe_hash(event: Event, raw: Any, mode: str) -> str:
     each event by its id, so only a replay of the same id is a duplicate."""
     if mode == "off":
         return content_hash(event, occurrence=f"id:{event.id}")
-    if mode == "occurrence" and _gave_ts(raw):
+    if mode == "occurrence" and gave_ts(raw):
         return content_hash(event, occurrence=event.ts.isoformat())
     return content_hash(event)
 
 
-def _gave_ts(raw: Any) -> bool:
+def gave_ts(raw: Any) -> bool:
+    """Whether the caller gave the event's time (the occurrence dedupe keys on it then)."""
     if isinstance(raw, Event):
         return "ts" in raw.model_fields_set
     return isinstance(raw, dict) and raw.get("ts") not in (None, "")

@@ -29,7 +29,7 @@ from deltacore.governor import TokenCounter
 from deltacore.ingest.after_commit import AfterCommitSteps
 from deltacore.ingest.batch import validate_batch
 from deltacore.ingest.validation import FieldLimits
-from deltacore.ingest.stages import Admitted, CommittedBatch, Screened, StepOutcome
+from deltacore.ingest.stages import Admitted, CommittedBatch, Screened, StepOutcome, ValidatedBatch
 from deltacore.ingest.write_set import build_write_set, embedding_text, tool_schema_rows
 from deltacore.model import Channel, IngestResult, Namespace, TrustAction
 
@@ -93,14 +93,24 @@ class IngestPipeline:
         self.after_commit = after_commit
         """The ordered after-commit steps; later layers register theirs here."""
 
+    def validate(self, raw_events: Sequence[Any], channel: Channel | None = None) -> ValidatedBatch:
+        """Stage one alone (no I/O): what a staged write checks before it is acknowledged."""
+        return validate_batch(raw_events, channel, self._gateway.admit, self._limits, self._dedupe)
+
     def run(
-        self, raw_events: Sequence[Any], channel: Channel | None = None, replaces: Mapping[int, str] | None = None
+        self,
+        raw_events: Sequence[Any],
+        channel: Channel | None = None,
+        replaces: Mapping[int, str] | None = None,
+        in_transaction: Callable[[Any], None] | None = None,
     ) -> IngestResult:
         """``replaces`` maps a batch index to the stored memory that event is a new version of
         (``DeltaCore.update``): the old version is marked replaced in the same transaction,
-        unless the gateway quarantined (or blocked) the new one."""
+        unless the gateway quarantined (or blocked) the new one. ``in_transaction(conn)`` runs
+        inside the write's transaction when there is one (the staged inbox removes its rows
+        there, so a crash neither loses nor repeats them)."""
         replaces = replaces or {}
-        batch = validate_batch(raw_events, channel, self._gateway.admit, self._limits, self._dedupe)
+        batch = self.validate(raw_events, channel)
         event_ids: list[str | None] = [None] * len(raw_events)
         duplicates: list[str] = []
 
@@ -154,6 +164,8 @@ class IngestPipeline:
                 tenants=frozenset(item.event.tenant for item in batch.items),
             )
             durable = self.after_commit.apply_durable(conn, committed)
+            if in_transaction is not None:
+                in_transaction(conn)
         self._store.note_inserted(len(inserted))
         outcomes = self.after_commit.run(committed, durable)
 

@@ -35,6 +35,11 @@ class IngestResult(BaseModel):
     """Ids stored in QUARANTINE by this batch (its own events only)."""
     blocked: list[str] = Field(default_factory=list)
     """Ids of events that were not stored because the gateway blocked them."""
+    staged: list[str] = Field(default_factory=list)
+    """Ids acknowledged into the durable inbox by ``ingest(..., staged=True)``, not yet through
+    the write path: ``stored``, ``delta_ids``, ``decisions``, ``quarantined``, ``blocked``,
+    ``warnings`` and ``schema_drifts`` stay empty for them (what the gateway and the pipeline
+    decide is not known yet). Every other call of the store applies them before it reads."""
 
     @property
     def ok(self) -> bool:

@@ -3,9 +3,10 @@
 A dump is JSON Lines: a manifest line, then one ``{"table": …, "row": {…}}`` line per row of the
 source-of-truth tables, parents before children. Derived or per-store state is left out and
 rebuilt on restore: the vector index (from the rows' vectors), the full-text index (triggers /
-generated column), the tenant counters, the vector outbox, the after-commit journal, and the
-honeypots (never exported). Row-number columns (``seq``, ``id`` of log tables) are renumbered by
-the target; every record id (events, deltas, facts, conflicts) is kept.
+generated column), the tenant counters, the vector outbox, the staged inbox (applied before an
+export), the after-commit journal, and the honeypots (never exported). Row-number columns
+(``seq``, ``id`` of log tables) are renumbered by the target; every record id (events, deltas,
+facts, conflicts) is kept.
 """
 
 from __future__ import annotations

@@ -227,6 +227,12 @@ def _consolidation(conn: Connection, dialect: Dialect) -> None:
     create_consolidation_tables(conn)
 
 
+def _staged_inbox(conn: Connection, dialect: Dialect) -> None:
+    from deltacore.storage.tables import inbox
+
+    inbox.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _create_tables,
     _full_text_index,
@@ -247,6 +253,7 @@ MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _langgraph_checkpoints,
     _plan_schemas,
     _consolidation,
+    _staged_inbox,
 ]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 log = logging.getLogger(__name__)
@@ -25,9 +26,15 @@ class BackgroundDrain:
     """Runs ``work`` on its own thread ``delay`` seconds after :meth:`notify` (more writes that
     arrive meanwhile join the same batch), and again after a failure until it succeeds."""
 
-    def __init__(self, work: Callable[[], int], *, delay: float, name: str = "deltacore-vector-writes") -> None:
+    def __init__(
+        self, work: Callable[[], int], *, delay: float, name: str = "deltacore-vector-writes", max_wait: float | None = None
+    ) -> None:
         self._work = work
         self._delay = delay
+        # With max_wait the delay restarts at every notify (work waits for a quiet moment, such
+        # as the model's turn between two tool steps), but never past max_wait after the first.
+        self._max_wait = max_wait
+        self._last_notify = 0.0
         self._name = name
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -42,6 +49,7 @@ class BackgroundDrain:
         """Writes are pending: drain them soon (starts the thread on first use)."""
         if self._stopping.is_set():
             return
+        self._last_notify = time.monotonic()
         if self._thread is None:
             with self._start_lock:
                 if self._thread is None and not self._stopping.is_set():
@@ -66,7 +74,7 @@ class BackgroundDrain:
             woken = self._wake.wait(retry_in)
             if self._stopping.is_set():
                 return
-            if woken and self._delay > 0 and self._stopping.wait(self._delay):
+            if woken and self._delay > 0 and not self._settle():
                 return
             # Cleared only now: a write arriving during the delay joins this drain.
             self._wake.clear()
@@ -76,8 +84,21 @@ class BackgroundDrain:
                 self.failures += 1
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 retry_in = min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** (self.failures - 1))
-                log.error("background vector writes failed (attempt %d, retried in %.1fs): %s", self.failures, retry_in, exc)
+                log.error("%s failed (attempt %d, retried in %.1fs): %s", self._name, self.failures, retry_in, exc)
                 continue
             self.failures = 0
             self.last_error = None
             retry_in = None
+
+    def _settle(self) -> bool:
+        """Wait before working (``delay``, restarted by notifies under ``max_wait``); False when
+        stopping."""
+        if self._max_wait is None:
+            return not self._stopping.wait(self._delay)
+        first = time.monotonic()
+        while True:
+            remaining = min(self._last_notify + self._delay, first + self._max_wait) - time.monotonic()
+            if remaining <= 0:
+                return True
+            if self._stopping.wait(remaining):
+                return False

@@ -153,6 +153,19 @@ outbox = Table(
     Column("created_at", Float, nullable=False),
 )
 
+inbox = Table(
+    "dc_inbox",
+    metadata,
+    Column("seq", _SEQ, primary_key=True, autoincrement=True, comment="staging order: the order they are applied in"),
+    Column("event_id", _ID, nullable=False),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("channel", String(16), comment="the channel the caller named, or NULL"),
+    Column("ts_given", Integer, nullable=False, comment="1 when the caller gave the time (dedupe keys on it)"),
+    Column("payload", Text, nullable=False, comment="the validated event as JSON"),
+    Column("created_at", Float, nullable=False),
+    comment="staged writes (ingest(staged=True)): durable, not yet through the write path",
+)
+
 tool_schemas = Table(
     "dc_tool_schemas",
     metadata,
