@@ -69,6 +69,15 @@ class ConsolidationPolicy(BaseModel):
     """A cycle whose probe precision@5 falls by more than this share is rolled back."""
     probe_limit: int = Field(default=50, ge=0)
     """How many recent retrieval-log queries the shadow evaluation replays."""
+    yield_to_queries: bool = True
+    """A cycle steps aside for this process's user queries: before each of its small steps (one
+    probe query of the gate, a slice of planning, one short apply transaction) it waits while a
+    ``query`` is in flight (``deltacore.consolidation.pacing``). ``False`` runs it flat out."""
+    yield_wait_seconds: float = Field(default=0.5, ge=0.0)
+    """…but a step waits at most this long, then runs anyway: under queries that never pause, a
+    cycle still finishes, one step per this many seconds at the slowest."""
+    yield_total_seconds: float = Field(default=120.0, ge=0.0)
+    """…and a cycle waits at most this long in all; past it, it runs its steps without waiting."""
     cold_path: Path | None = None
     """Folder of the COLD tier's Parquet partitions; ``None`` = ``<path>/cold``."""
 

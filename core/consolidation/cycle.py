@@ -1,13 +1,16 @@
-"""One consolidation cycle: plan (reads only), apply (one transaction), shadow-evaluate, keep or
-roll back.
+"""One consolidation cycle: plan (reads only), apply (short transactions), shadow-evaluate, keep
+or roll back.
 
 Crash safety: everything a cycle changes — merged memories, hidden originals, derivations,
-COLD partitions listed and their events removed from SQL, and the undo journal — is written in
-**one** SQL transaction, which also marks the cycle ``applied``. A Parquet file is written inside
-that transaction before it commits; if the process dies first, the file is an orphan nobody
-lists and the next open removes it. A cycle left ``applied`` by a dead process never passed its
-gate, so the next open rolls it back from its journal: after a ``kill -9`` the store is as
-before the cycle or as after an accepted one, never half.
+COLD partitions listed and their events removed from SQL — is written in short transactions
+(``apply.py``), each of which also rewrites the cycle's undo journal and marks it ``applied``. A
+Parquet file is written inside its transaction before it commits; if the process dies first,
+the file is an orphan nobody lists and the next open removes it. A cycle left ``applied`` by a
+dead process never passed its gate, so the next open rolls it back from its journal: after a
+``kill -9`` the store is as before the cycle or as after an accepted one, never half.
+
+The cycle steps aside for user queries of its process (``pacing.py``): its probe queries,
+planning slices and apply transactions each wait, boundedly, while a query is in flight.
 """
 
 from __future__ import annotations
@@ -23,23 +26,22 @@ from typing import Any
 import numpy as np
 from deltacore.config import ConsolidationPolicy
 from deltacore.consolidation import gate
+from deltacore.consolidation.apply import apply_plan
 from deltacore.consolidation.errors import ConsolidationBusyError
 from deltacore.consolidation.nrem import (
     Candidate,
     PlanCounters,
     is_anchor,
-    merged_rows,
     plan_merges,
     reconstruct,
 )
+from deltacore.consolidation.pacing import Pacer, QueryActivity
 from deltacore.consolidation.schemas import (
     SchemaAudit,
     SchemaConsolidation,
     SchemaPlan,
 )
 from deltacore.consolidation.tiering import prune_candidates
-from deltacore.delta.ids import delta_id_for
-from deltacore.delta.utility import decayed_utility
 from deltacore.gateway.consolidation_guard import TrustGuard
 from deltacore.model import ConsolidationPhase, ConsolidationReport, new_id
 from deltacore.storage.cold_archive import ColdArchive
@@ -52,6 +54,13 @@ log = logging.getLogger(__name__)
 ALL_PHASES = (ConsolidationPhase.NREM, ConsolidationPhase.PRUNE, ConsolidationPhase.REM)
 RECENT_DAYS = 7.0
 """Spindles: a memory retrieved within this many days is 'recently used'."""
+PLAN_SLICE = 25
+"""Candidates read (their fact slots extracted: ~10 ms each) between two pacing yield points."""
+
+ProbeSearch = Callable[[str, str, dict[str, Any]], list[str]]
+"""(probe text, tenant, the cycle's probe vectors by text) -> event ids, best first. The vectors
+dict is filled by the first search of a text and replayed by the second, so the gate embeds each
+probe once: the same vector before and after the apply."""
 
 
 def owner_tag() -> str:
@@ -81,11 +90,12 @@ class Consolidator:
         policy: ConsolidationPolicy,
         guard: TrustGuard,
         claims: Callable[[dict[str, Any]], dict[tuple[str, str], str]],
-        search: Callable[[str, str], list[str]],
+        search: ProbeSearch,
         drain: Callable[[], int],
         invalidate: Callable[[str], None],
         rate_per_hour: float,
         schemas: SchemaConsolidation | None = None,
+        activity: QueryActivity | None = None,
     ) -> None:
         self.sql = sql
         self.repo = ConsolidationRepository(sql)
@@ -98,6 +108,20 @@ class Consolidator:
         self.invalidate = invalidate
         self.rate = rate_per_hour
         self.schemas = schemas
+        self.activity = activity
+        """This process's user queries in flight: what the cycle steps aside for (None: never)."""
+
+    def pacer(self) -> Pacer:
+        policy = self.policy
+        return Pacer(self.activity, wait_seconds=policy.yield_wait_seconds, total_seconds=policy.yield_total_seconds,
+                     enabled=policy.yield_to_queries)
+
+    def _probe(self, pacer: Pacer, tenant: str, vectors: dict[str, Any]) -> Callable[[str], list[str]]:
+        """One gate probe per pacing step, each a full query through every router."""
+        def search(text: str) -> list[str]:
+            pacer.step()
+            return self.search(text, tenant, vectors)
+        return search
 
     # ---- a cycle ---------------------------------------------------------------------------------
 
@@ -132,6 +156,9 @@ class Consolidator:
                deadline: float | None, progress: Callable[[str, int, int], None] | None, started: float) -> ConsolidationReport:
         now = time.time()
         notes: list[str] = []
+        pacer = self.pacer()
+        probe_vectors: dict[str, Any] = {}
+        pacer.step()
         with self.sql.reader() as conn:
             rows = [r for r in self.repo.live_rows(conn, tenant) if r.get("embedding") is not None]
             ids = [r["id"] for r in rows]
@@ -142,7 +169,7 @@ class Consolidator:
                                     self.repo.probes(conn, tenant))
         raw_utility = {i: tuple((d["utility"], d["utility_ts"]) for d in deltas_of.get(i, ())) for i in ids}
         before_snapshot = gate.snapshot(rows, raw_utility)
-        baseline = gate.evaluate(probes, lambda text: self.search(text, tenant))
+        baseline = gate.evaluate(probes, self._probe(pacer, tenant, probe_vectors))
         references = [p.expected or tuple(b) for p, b in zip(probes, baseline)]
         precision_before = gate.precision_at_k(baseline, references)
 
@@ -152,7 +179,9 @@ class Consolidator:
         if ConsolidationPhase.NREM in phases and rows:
             recent = now - RECENT_DAYS * 86_400
             candidates = []
-            for r in rows:
+            for n, r in enumerate(rows):
+                if n % PLAN_SLICE == 0:
+                    pacer.step()
                 flags = {f for d in deltas_of.get(r["id"], ()) for f in (d.get("conflict_flags") or ())}
                 decision = self.guard.admit(namespace=r["namespace"], trust=float(r["trust"]), flags=flags)
                 depth = depths.get(r["id"], 0)
@@ -189,7 +218,8 @@ class Consolidator:
             if progress:
                 progress("rem", len(rows), len(rows))
 
-        applied = self._apply(cycle_id, tenant, plans, archive_ids, before_snapshot) if (plans or archive_ids) else None
+        applied = apply_plan(self.sql, self.repo, self.archive, cycle_id, tenant, plans, archive_ids, before_snapshot,
+                             rate_per_hour=self.rate, step=pacer.step, drain=self.drain) if (plans or archive_ids) else None
         merged = applied["merged"] if applied else []
         pruned = applied["archived"] if applied else 0
         if applied:
@@ -211,7 +241,7 @@ class Consolidator:
             report.update(schema_fidelity=round(sum(scores) / len(scores), 4) if scores else None,
                           low_fidelity_schemas=schema_audit.low)
         if applied and probes:
-            after = gate.evaluate(probes, lambda text: self.search(text, tenant))
+            after = gate.evaluate(probes, self._probe(pacer, tenant, probe_vectors))
             covers = self._covers(after, {m["id"]: m for m in merged}, vectors)
             report["precision_after"] = gate.precision_at_k(after, references, covers)
             if gate.regressed(precision_before, report["precision_after"], self.policy.regression_tolerance):
@@ -221,6 +251,8 @@ class Consolidator:
                               notes=(*notes, f"store equal to the snapshot after rollback: {verified}"))
         elif not applied:
             report["precision_after"] = precision_before
+        pacer.step()
+        report.update(pacer.report(), apply_transactions=applied["transactions"] if applied else 0)
         with self.sql.writer() as conn:
             if self.schemas is not None and schema_plan is not None and schema_plan.versions and not report.get("rolled_back"):
                 written = self.schemas.write(conn, tenant, schema_plan)
@@ -251,52 +283,6 @@ class Consolidator:
         plan = self.schemas.plan(tenant, cycle_id, extract=nrem)
         audit = self.schemas.audit(plan, self.policy.fidelity_floor, planned=nrem) if rem else None
         return plan, audit
-
-    def _apply(self, cycle_id: str, tenant: str, plans: list[Any], archive_ids: list[str],
-               before_snapshot: dict[str, str]) -> dict[str, Any]:
-        """Everything the cycle changes, in one transaction with its undo journal."""
-        now = time.time()
-        undo: dict[str, Any] = {"merged": [], "partitions": [], "snapshot": before_snapshot}
-        archived = 0
-        with self.sql.writer() as conn:
-            live = self.repo.unreplaced(conn, [i for p in plans for i in p.ids] + archive_ids)
-            bundles = {b["event"]["id"]: b for b in self.repo.bundles(conn, [i for p in plans for i in p.ids])}
-            for plan in plans:
-                if not all(i in live and i in bundles for i in plan.ids):
-                    continue  # a concurrent update or delete touched a member: leave this merge out
-                merged_id = new_id()
-                event, delta_rows, entity_rows, mention_rows = merged_rows(
-                    plan, merged_id, cycle_id,
-                    deltas_of=lambda i: bundles[i]["deltas"],
-                    delta_id_for=delta_id_for,
-                    utility_now=lambda d: decayed_utility(float(d["utility"]), float(d["utility_ts"]), now, self.rate),
-                    mention_rows=lambda i: bundles[i]["mentions"],
-                    now=now,
-                )
-                if not self.repo.insert_merged(conn, event, delta_rows, entity_rows, mention_rows):
-                    continue
-                self.repo.hide(conn, tenant, plan.ids, merged_id, now)
-                self.repo.add_derivations(conn, [
-                    {"derived_id": merged_id, "source_id": i, "tenant": tenant, "cycle_id": cycle_id,
-                     "depth": plan.depth, "created_at": now} for i in plan.ids])
-                undo["merged"].append({"id": merged_id, "members": plan.ids, "fidelity": plan.fidelity})
-            cold_ids = [i for i in archive_ids if i in live]
-            if cold_ids:
-                cold = self.repo.bundles(conn, cold_ids)
-                partition_id = new_id()
-                path, digest, count = self.archive.write(tenant, f"{cycle_id}-{partition_id}", cold)
-                self.repo.add_partition(
-                    conn,
-                    {"id": partition_id, "tenant": tenant, "path": path, "rows": count, "sha256": digest,
-                     "cycle_id": cycle_id, "created_at": now},
-                    [{"event_id": b["event"]["id"], "tenant": tenant, "partition_id": partition_id,
-                      "ts": float(b["event"]["ts"]), "kind": b["event"]["kind"], "archived_at": now} for b in cold],
-                )
-                self.repo.delete_events(conn, cold_ids)
-                undo["partitions"].append({"id": partition_id, "path": path})
-                archived = len(cold_ids)
-            self.repo.set_cycle(conn, cycle_id, status="applied", undo=undo)
-        return {"merged": undo["merged"], "archived": archived}
 
     def _covers(self, results: list[list[str]], merged: dict[str, dict[str, Any]],
                 vectors: dict[str, np.ndarray]) -> dict[str, set[str]]:

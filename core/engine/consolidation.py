@@ -21,6 +21,7 @@ from deltacore.consolidation import (
     InvalidConsolidationError,
 )
 from deltacore.consolidation.forgetting import MergedDerivation, cold_matches, thaw_for
+from deltacore.consolidation.pacing import QueryActivity
 from deltacore.consolidation.schemas import SchemaConsolidation
 from deltacore.consolidation.tiering import cold_packet, cold_ranking, fuse
 from deltacore.consolidation.triggers import (
@@ -83,10 +84,13 @@ class ConsolidationMethods:
         self._cold = ColdArchive(root)
         self._cold_cache: dict[str, list[dict[str, Any]]] = {}
         self._consolidation_repo = ConsolidationRepository(self._sql)
+        self._query_activity = QueryActivity()
+        """This process's user queries in flight (``query`` marks them): a cycle steps aside for them."""
         self._consolidator = Consolidator(
             self._sql, self._cold, policy, TrustGuard(self.config.trust), self._fact_slots, self._probe_search,
             self._vectors.drain, self._hot.invalidate, self.config.decay_rate_per_hour,
             schemas=SchemaConsolidation(self._sql, self._plan_repo, self._plan_recall, min_episodes=policy.schema_min_episodes),
+            activity=self._query_activity,
         )
         self._queries_at_last_cycle: dict[str, tuple[int, int]] = {}
         """Tenant -> (queries, empty queries) of this process's meter when its last cycle ended."""
@@ -180,6 +184,7 @@ class ConsolidationMethods:
         return ConsolidationStatus(
             tenant=tenant,
             running=any(r["status"] in ("running", "applied") for r in rows),
+            yielding=self._query_activity.waiting > 0,
             automatic=policy.automatic and not self.config.read_only,
             last_cycle=report,
             last_cycle_at=datetime.fromtimestamp(float(last["started_at"]), UTC) if last else None,
@@ -265,8 +270,16 @@ class ConsolidationMethods:
         with meter.lock:
             return meter.queries, meter.empty_queries
 
-    def _probe_search(self, text: str, tenant: str) -> list[str]:
-        return [p.id for p in self._retriever.query(QueryCriteria(text=text, top_k=10, tenant=tenant))]
+    def _probe_search(self, text: str, tenant: str, vectors: dict[str, Any]) -> list[str]:
+        """A gate probe: a full query through every router, its text embedded once per cycle
+        (``vectors``) so that the probe after the apply replays the very vector of the one before."""
+        def embed(query: str) -> Any:
+            if query not in vectors:
+                vectors[query] = self._embedder.embed_one(query)
+            return vectors[query]
+
+        criteria = QueryCriteria(text=text, top_k=10, tenant=tenant)
+        return [p.id for p in self._retriever.query(criteria, embed_query=embed)]
 
     def _with_merged_sources(self, event_ids: Sequence[str]) -> list[str]:
         """``event_ids`` with every original a merged memory among them hides (recursively):

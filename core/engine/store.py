@@ -316,11 +316,12 @@ class DeltaCore(
             if criteria is not None:
                 fields.setdefault("text", criteria)
             criteria = _build_criteria(fields)
-        if not explain:
-            packets = self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
-            return self._with_cold(criteria, packets) if criteria.include_cold else packets
-        trace: dict[str, Any] = {}
-        return explain_query(criteria, trace, self._governed_query(criteria, trace=trace))
+        with self._query_activity.query():  # a consolidation cycle steps aside meanwhile (consolidation/pacing.py)
+            if not explain:
+                packets = self._governed_query(criteria)  # governor, outbox drain, telemetry: monitoring.py
+                return self._with_cold(criteria, packets) if criteria.include_cold else packets
+            trace: dict[str, Any] = {}
+            return explain_query(criteria, trace, self._governed_query(criteria, trace=trace))
 
     def events(
         self, criteria: QueryCriteria | None = None, /, *, after: str | None = None, limit: int = 1000, **fields: Any

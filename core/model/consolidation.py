@@ -76,6 +76,15 @@ class ConsolidationReport(BaseModel):
     merge_threshold: float = 0.85
     """The cosine threshold this cycle merged with (raised after a rolled-back cycle)."""
     seconds: float = 0.0
+    yields: int = 0
+    """Steps of the cycle (probe queries, planning slices, apply transactions) that found a user
+    query of this process in flight and waited for it (``ConsolidationPolicy.yield_to_queries``)."""
+    yield_seconds: float = 0.0
+    """Seconds the cycle spent waiting for user queries, in all (part of ``seconds``)."""
+    yield_overruns: int = 0
+    """Steps run while a user query was still in flight, because a pacing bound ran out."""
+    apply_transactions: int = 0
+    """Short transactions the apply used (merges in chunks, then the COLD partition)."""
     notes: tuple[str, ...] = ()
 
 
@@ -87,6 +96,9 @@ class ConsolidationStatus(BaseModel):
     tenant: str
     running: bool = False
     """A cycle is running now (in this process or another)."""
+    yielding: bool = False
+    """A cycle of this process is waiting right now for a user query to finish
+    (``ConsolidationPolicy.yield_to_queries``)."""
     automatic: bool = False
     """Cycles start by themselves when a trigger fires (``ConsolidationPolicy.automatic``)."""
     last_cycle: ConsolidationReport | None = None

@@ -114,11 +114,14 @@ class Retriever:
         return SearchBudget(candidate_pool=max(self._pool, criteria.top_k * 3), max_tokens=criteria.max_tokens)
 
     def query(
-        self, criteria: QueryCriteria, budget: SearchBudget | None = None, trace: dict[str, Any] | None = None
+        self, criteria: QueryCriteria, budget: SearchBudget | None = None, trace: dict[str, Any] | None = None,
+        embed_query: Callable[[str], np.ndarray] | None = None,
     ) -> list[MemoryPacket]:
         """The memories that answer ``criteria``, best first, within ``budget`` (default:
         :meth:`budget`). ``trace``, when given, receives the analysis, the router weights and
-        every router's ranked list (``deltacore.retrieval.explain``)."""
+        every router's ranked list (``deltacore.retrieval.explain``). ``embed_query`` replaces
+        the store's embedder for the query text (the consolidation gate replays a probe after
+        the apply with the vector it embedded before)."""
         budget = budget or self.budget(criteria)
         limit = budget.candidate_pool
         now = time.time()
@@ -141,7 +144,7 @@ class Retriever:
                 limit=limit,
                 budget=budget,
                 index=self._index(),
-                embed_query=self._embed_query,
+                embed_query=embed_query or self._embed_query,
                 hot=self._hot,
                 schemas=self.schemas,
                 # The entity and temporal routers post-filter the query's plain neighbours: the

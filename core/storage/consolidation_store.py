@@ -215,6 +215,11 @@ class ConsolidationRepository:
         inserted = self._writes.insert_batch(conn, [event_row], delta_rows, [], entity_rows, mention_rows)
         return event_row["id"] in inserted
 
+    def insert_merged_many(self, conn: Connection, event_rows: list[dict[str, Any]], delta_rows: list[dict[str, Any]],
+                           entity_rows: list[dict[str, Any]], mention_rows: list[dict[str, Any]]) -> set[str]:
+        """Several merged memories in one batch insert; returns the ids inserted."""
+        return self._writes.insert_batch(conn, event_rows, delta_rows, [], entity_rows, mention_rows)
+
     def unreplaced(self, conn: Connection, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are still live (present and not replaced)."""
         found: set[str] = set()
