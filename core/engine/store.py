@@ -262,10 +262,8 @@ class DeltaCore(
 
     # ---- write path -------------------------------------------------------------------------
 
-    def ingest(
-        self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None,
-        principal: str | None = None, staged: bool = False,
-    ) -> IngestResult:  # fmt: skip
+    def ingest(self, events: Sequence[Event | dict[str, Any]], *, channel: Channel | str | None = None,
+               principal: str | None = None, staged: bool = False) -> IngestResult:  # fmt: skip
         """Store a batch of events (the write primitive).
 
         Good events are stored even when others are rejected; ``IngestResult.rejected`` says
@@ -273,9 +271,9 @@ class DeltaCore(
         ``principal`` is who is actually speaking as the host authenticated it (set on every
         event that names none): a ``source`` that claims another voice is then an impersonation.
 
-        ``staged=True`` (per-step hooks): validated and given ids now, acknowledged once durable
-        in the inbox; the write path runs soon after in the background, and before any other call
-        of this store. ``IngestResult.staged`` has the ids, not what the write path decides."""
+        ``staged=True`` (per-step hooks): validated, given ids and acknowledged once durable in the
+        inbox; the write path runs soon after in the background and before any other call of this
+        store (``IngestResult.staged``: the ids, not what the write path decides)."""
         batch, channel_named = with_principal(coerce_batch(events), principal), coerce_channel(channel)
         if staged:
             return self._governed_ingest(batch, channel_named, write=self._stage)
