@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from deltacore.compliance.journal import ForgetJournal, hmac_key, value_hmac
 from deltacore.compliance.request import ForgetMode, ForgetRequest
 from deltacore.compliance.selection import Selection, select_targets
 from deltacore.delta.extract import summarize
+from deltacore.storage.errors import is_deadlock
 from deltacore.storage.erasure import ErasureRepository, chroma_folder_cleanup, postgres_physical, sqlite_physical
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,10 @@ CHROMA_SERVER_FOLDER_LIMITS = [
         "a library's reach"
     ),
 ]
+
+
+DEADLOCK_ATTEMPTS = 4
+"""Runs of a forget's logical transaction when PostgreSQL keeps choosing it as a deadlock's victim."""
 
 
 @dataclass
@@ -186,6 +191,22 @@ class Forgetter:
         }
 
     def _logical(self, run: _Run) -> None:
+        """The logical erasure, one transaction. PostgreSQL may abort it to break a deadlock with
+        a concurrent writer (a background step updating rows it deletes): nothing of it was
+        committed, so it runs again from the same state, a few times."""
+        for attempt in range(1, DEADLOCK_ATTEMPTS + 1):
+            saved = replace(run, steps=list(run.steps), counts=dict(run.counts))
+            try:
+                return self._logical_once(run)
+            except Exception as exc:
+                if attempt == DEADLOCK_ATTEMPTS or not is_deadlock(exc):
+                    raise
+                log.warning("forget %s: transaction aborted by a deadlock, retrying (%d)", run.request.request_id, attempt)
+                for name in (f.name for f in fields(run)):
+                    setattr(run, name, getattr(saved, name))
+                time.sleep(0.05 * attempt)
+
+    def _logical_once(self, run: _Run) -> None:
         sel, erasure = run.selection, self._erasure
         with self._sql.writer() as conn:
             if sel.event_ids:

@@ -50,6 +50,20 @@ def is_storage_full(exc: BaseException) -> bool:
     return False
 
 
+def is_deadlock(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it was raised from) is a transaction PostgreSQL aborted to break
+    a deadlock (SQLSTATE 40P01): nothing of it was committed, and running it again is safe."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return False
+        orig = getattr(seen, "orig", None)
+        if getattr(orig, "sqlstate", None) == "40P01" or getattr(seen, "sqlstate", None) == "40P01":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 @contextlib.contextmanager
 def translate_backend_errors(what: str) -> Iterator[None]:
     """Re-raise database and vector-index exceptions as :class:`BackendError` (``from exc``)."""
