@@ -59,9 +59,14 @@ def test_merge_keeps_provenance_and_originals_stay_addressable(backend):
         # Originals are immutable and addressable: by id, and in the version history.
         assert memory.get(a).text == "the staging database lives on host db-7"
         assert [v.event.id for v in memory.versions(b)] == [b, merged.id]
+        assert [v.event.id for v in memory.versions(a)] == [a, merged.id]
+        # The merged memory's history is its own: neither original is its earlier version.
+        assert [v.event.id for v in memory.versions(merged.id)] == [merged.id]
         assert memory.get(a, latest=True).id == merged.id
         status = memory.consolidate_status()
         assert status.merged_live == 1 and status.cycles == 1 and status.last_cycle.merged == 1
+        updated = memory.update(merged.id, text="the staging database lives on host db-9")
+        assert [v.event.id for v in memory.versions(updated.new_id)] == [merged.id, updated.new_id]
 
 
 def test_a_merge_never_joins_two_values_of_one_fact_slot(backend):

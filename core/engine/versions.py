@@ -96,7 +96,9 @@ class VersionMethods:
     def versions(self, memory_id: str, *, tenant: str = "default") -> list[MemoryVersion]:
         """Every version of the memory ``memory_id`` belongs to, oldest first; the last one (its
         ``replaced_by`` is None) is the current version. An update the gateway quarantined is
-        not a version: it waits in :meth:`quarantined` and replaces nothing."""
+        not a version: it waits in :meth:`quarantined` and replaces nothing. A memory that
+        consolidation merged away leads to the merged memory; the merged memory's own history
+        starts with it (what it was merged from is its ``meta["derives_from"]``)."""
         with self._sql.reader() as conn:
             rows = self._sql.version_chain(conn, memory_id)
         if not rows or rows[0].tenant != tenant:

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select, update
 
+from deltacore.storage.consolidation_store import derivations
 from deltacore.storage.event_statements import EVENT_COLUMNS
 from deltacore.storage.tables import events
 
@@ -55,13 +56,16 @@ class VersionRepository:
         return None
 
     def version_chain(self, conn: Connection, event_id: str) -> list[Any]:
-        """Rows of every version of ``event_id``'s memory, oldest first (empty: unknown id)."""
+        """Rows of every version of ``event_id``'s memory, oldest first (empty: unknown id).
+
+        A merged memory (consolidation) begins a chain: the several originals it hides all lead
+        to it, so none of them is *its* earlier version; they are its ``meta["derives_from"]``."""
         start = conn.execute(select(*EVENT_COLUMNS).where(events.c.id == event_id)).first()
         if start is None:
             return []
         older: list[Any] = []
         row = start
-        while len(older) < _MAX_CHAIN:
+        while len(older) < _MAX_CHAIN and not _is_merged(conn, row.id):
             previous = conn.execute(select(*EVENT_COLUMNS).where(events.c.replaced_by == row.id)).first()
             if previous is None:
                 break
@@ -76,3 +80,7 @@ class VersionRepository:
             newer.append(following)
             row = following
         return [*reversed(older), start, *newer]
+
+
+def _is_merged(conn: Connection, event_id: str) -> bool:
+    return conn.execute(select(derivations.c.derived_id).where(derivations.c.derived_id == event_id).limit(1)).first() is not None
