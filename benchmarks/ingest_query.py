@@ -504,6 +504,10 @@ class DeltaCoreSystem(System):
 
     def ingest(self, chunk: Sequence[dict[str, Any]], texts: list[str]) -> None:
         outcome = self.memory.ingest(list(chunk))
+        # Vector writes run in the background by default: without waiting for them the timed
+        # section is the acknowledgement alone, and the embedding lands in whichever system's
+        # chunk runs next. Timed here: until the chunk is searchable, as for the other systems.
+        self.memory.apply_outbox()
         self.count += len(outcome.stored)
         if outcome.rejected and len(self.notes) < 5:
             self.notes.append(f"rejected: {outcome.rejected[0]}")
