@@ -107,6 +107,23 @@ def test_tool_result_json_about_an_entity():
     assert claims("[1, 2, 3]", kind="tool_result") == []
 
 
+def test_a_json_record_that_is_one_field_of_its_subject_states_that_field():
+    # A poller's key/value record: one fact, named by its field, dated by its compact ISO stamp;
+    # "field", "value" and the read time are no attributes of Rosa.
+    text = '{"employee": "Rosa", "field": "family_doctor", "value": "Dr. Ito", "polled": "20250531T1104Z"}'
+    event = SimpleNamespace(text=text, kind="tool_result", actor="hr-sync", user_id=None, meta={}, confidence=1.0, ts=TS)
+    found = EXTRACTOR.claims(event)
+    assert [(c.subject, c.value) for c in found] == [("rosa", "Dr. Ito")]
+    assert found[0].attribute not in ("field", "value", "polled")
+    assert found[0].valid_from == datetime(2025, 5, 31, 11, 4, tzinfo=timezone.utc).timestamp()
+    # Two such records about one subject are two slots, not one slot "value" changing.
+    bay = claims('{"employee": "Rosa", "field": "parking_bay", "value": "E-03"}', kind="tool_result")
+    assert [(s, v) for s, _, v in bay] == [("rosa", "E-03")] and bay[0][1] != found[0].attribute
+    # Which name a value belongs to is unclear: no fact from those fields, the others still count.
+    assert claims('{"employee": "Rosa", "key": "a", "field": "b", "value": 3, "desk": "4F"}', kind="tool_result") == [
+        ("rosa", "desk", "4F")]
+
+
 def test_explicit_fields_name_what_is_missing():
     assert explicit_fields({"subject": "Dana", "predicate": "home city", "object": "Oslo"}) == ("Dana", "home city", "Oslo")
     assert explicit_fields({"other": 1}) is None

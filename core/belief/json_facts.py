@@ -32,6 +32,7 @@ def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> li
     identity = _identity(leaves)
     if identity is None:
         return []
+    leaves = _top_level_pair(leaves, identity)
     subject_name = leaves[identity].strip()
     # The environment qualifies the subject whatever its key is called ("env", "stage", "ring"),
     # and a "service/stage" target names both at once.
@@ -103,6 +104,22 @@ _PAIR_NAMES = ("name", "field", "key", "attribute", "property", "prop")
 _PAIR_VALUES = ("value", "val")
 
 
+def _top_level_pair(leaves: dict[str, Any], identity: str) -> dict[str, Any]:
+    """A record that is itself one attribute of its subject ({"employee": "Rosa", "field":
+    "gp", "value": "Dr. Ito", "read": "…"}) states ``gp = Dr. Ito``; without this, "field" and
+    "value" would be two attributes, and every such record about one subject the same two slots."""
+    names = [k for k in leaves if k != identity and "." not in k and k.casefold() in _PAIR_NAMES and isinstance(leaves[k], str)]
+    values = [k for k in leaves if "." not in k and k.casefold() in _PAIR_VALUES and not isinstance(leaves[k], (dict, list))]
+    if not names or not values:
+        return leaves
+    if len(names) != 1 or len(values) != 1 or not leaves[names[0]].strip():
+        # Which name the value belongs to is unclear: none of these fields makes a fact.
+        return {k: v for k, v in leaves.items() if k not in names and k not in values}
+    rest = {k: v for k, v in leaves.items() if k not in (names[0], values[0])}
+    rest[leaves[names[0]].strip()] = leaves[values[0]]
+    return rest
+
+
 def _pair(item: dict[str, Any]) -> tuple[str, Any] | None:
     """(name, value) of one record of an attribute list, when it is exactly such a record."""
     name = next((item[k] for k in _PAIR_NAMES if isinstance(item.get(k), str) and item[k].strip()), None)
@@ -115,14 +132,24 @@ def _pair(item: dict[str, Any]) -> tuple[str, Any] | None:
 _STAMP = re.compile(
     r"^(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
 )
+# ISO 8601's basic format, as logs and pollers write it: 20260118T1104Z, 20260118T110400+0100.
+_BASIC_STAMP = re.compile(r"^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(?:\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
 
 
 def stamp_of(value: Any) -> float | None:
     """Unix seconds of a date-time string ("2026/03/04 10:00", "31.12.2025 13:43", ISO); None
     for anything else (a plain date such as a deadline is a value, not a stamp, unless it has a time)."""
-    if not isinstance(value, str) or not _STAMP.match(value.strip()):
+    if not isinstance(value, str):
         return None
     text = value.strip()
+    basic = _BASIC_STAMP.match(text)
+    if basic:
+        try:
+            return datetime(*(int(part) for part in basic.groups()), tzinfo=UTC).timestamp()
+        except ValueError:
+            return None
+    if not _STAMP.match(text):
+        return None
     parts = re.findall(r"\d+", text)
     if len(parts) < 5:
         return None  # a date without a time of day is more often a value (a deadline) than a read stamp
