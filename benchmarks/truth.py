@@ -14,10 +14,15 @@ before the next round of engine work and run only once it was final; casual chan
 distractors that name a subject and another value without setting the slot) and ``fresh3``
 (``_truth/fresh3.py``: written blind, by someone who never read the engine; dentists, commutes,
 office devices in two wings, standup times, office sites; "has since gone over to", passive,
-dialogue and log-line changes, dates in several formats). Arms on the same vectors: vector top-k, BM25, hybrid RRF, the newest
-of the top-20 semantic hits, and DeltaCore through its public API.
+dialogue and log-line changes, dates in several formats) and ``fresh4`` (``_truth/fresh4.py``: also
+written blind, from the benchmark alone; banks, gyms, cars, a line manager beside a look-alike
+mentor, lab instruments in two look-alike rooms with a custodian and an open ticket, procedure
+revisions, lab groups' request channels, studies' budget codes, budget holders and report dates;
+e-mail, ticket, log, table, "Key: value" and meeting-note shapes, "since WEEKDAY"). Arms on the
+same vectors: vector top-k, BM25, hybrid RRF, the newest of the top-20 semantic hits, and
+DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all five sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all six sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history
@@ -55,8 +60,8 @@ ARMS = ("vector top-k", "BM25", "hybrid RRF", "newest of top-20", "DeltaCore")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--templates", choices=("tune", "heldout", "fresh", "fresh2", "fresh3", "both", "all"),
-                        default="both", help="both = tune + heldout; all = tune + heldout + fresh + fresh2 + fresh3")
+    parser.add_argument("--templates", choices=("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "both", "all"),
+                        default="both", help="both = tune + heldout; all = tune + heldout + fresh + fresh2 + fresh3 + fresh4")
     parser.add_argument("--slots", type=int, default=200, help="fact slots per world")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--embedder", choices=("minilm", "fake"), default="minilm")
@@ -79,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{time.perf_counter() - started:6.0f}s] {message}", file=sys.stderr, flush=True)
 
     anchor = args.anchor or default_anchor()
-    sets = {"both": ("tune", "heldout"), "all": ("tune", "heldout", "fresh", "fresh2", "fresh3")}.get(args.templates, (args.templates,))
+    sets = {"both": ("tune", "heldout"), "all": ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4")}.get(args.templates, (args.templates,))
     worlds = [build_world(name, slots, args.seed, anchor) for name in sets]
     progress(f"worlds built: {', '.join(f'{w.template_set} {len(w.statements)} statements' for w in worlds)}")
 

@@ -433,3 +433,15 @@ def _add_fresh3() -> None:
 
 
 _add_fresh3()
+
+
+def _add_fresh4() -> None:
+    """The ``fresh4`` set (``_truth/fresh4.py``), likewise."""
+    from _truth import fresh4
+
+    for table, value in ((T, fresh4.T), (TOOLS, fresh4.TOOLS), (TOOL_STAMPS, fresh4.TOOL_STAMP),
+                         (JSON_KEYS, fresh4.JSON_KEYS), (NOISE, fresh4.NOISE), (ATTRIBUTES_BY_SET, fresh4.ATTRIBUTES)):
+        table["fresh4"] = value
+
+
+_add_fresh4()
