@@ -96,21 +96,11 @@ class StagedWriteMethods:
         """Stop the worker, then apply what is left here; what cannot be applied now stays in
         the inbox for the next open."""
         worker = self._staged_worker
-        if worker is not None and not worker.stop():
-            log.error("the staged-write worker did not stop in time; its pending writes are applied on the next open")
-            return
-        if self.config.read_only:
-            return
-        try:
-            self._staged.apply()
-        except BackendError as exc:
-            log.error("staged writes could not be applied on close (%s); they are applied on the next open", exc)
+        if worker is not None:  # None: a read-only store, which applies nothing
+            worker.stop_then(self._staged.apply, "staged writes", BackendError)
 
     def _staged_write_problems(self: Any) -> list[str]:
         worker = self._staged_worker
-        if worker is None or worker.last_error is None:
+        if worker is None:
             return []
-        return [
-            f"staged writes are failing to apply ({worker.failures} attempts, retried): {worker.last_error}; "
-            "they stay in the inbox meanwhile"
-        ]
+        return worker.problems("staged writes", "they stay in the inbox meanwhile")

@@ -60,24 +60,11 @@ class VectorWriteMethods:
     def _stop_vector_writes(self: Any) -> None:
         """Stop the worker, then drain what is left here; what cannot be applied now (the
         embedder fails, level 4 queues writes) stays in the outbox for the next open."""
-        worker = self._vector_worker
-        if worker is None:
-            return
-        if not worker.stop():
-            log.error("the background vector writer did not stop in time; its pending writes are applied on the next open")
-            return
-        try:
-            self._apply_outbox_after_write()
-        except BackendError as exc:
-            log.error("pending vector writes could not be applied on close (%s); they are applied on the next open", exc)
+        if self._vector_worker is not None:
+            self._vector_worker.stop_then(self._apply_outbox_after_write, "vector writes", BackendError)
 
     def _vector_write_problems(self: Any) -> list[str]:
         worker = self._vector_worker
-        if worker is None or worker.last_error is None:
+        if worker is None:
             return []
-        return [
-            (
-                f"background vector writes are failing ({worker.failures} attempts, retried): {worker.last_error}; "
-                "the events are stored and found by text meanwhile"
-            )
-        ]
+        return worker.problems("background vector writes", "the events are stored and found by text meanwhile")

@@ -45,6 +45,25 @@ class BackgroundDrain:
         self.failures = 0
         """Failed drains since the last success."""
 
+    def problems(self, what: str, meanwhile: str) -> list[str]:
+        """``stats().problems``' line for this worker while its drains keep failing: ``what`` is
+        failing, ``meanwhile`` says what a caller still gets."""
+        if self.last_error is None:
+            return []
+        return [f"{what} are failing ({self.failures} attempts, retried): {self.last_error}; {meanwhile}"]
+
+    def stop_then(self, finish: Callable[[], object], what: str, errors: type[Exception] | tuple[type[Exception], ...]) -> None:
+        """Stop the thread, then run ``finish`` (the last drain) here. What cannot be drained now
+        — the thread did not stop, or ``finish`` raised one of ``errors`` — stays pending for the
+        next open, and is logged as such."""
+        if not self.stop():
+            log.error("the %s worker did not stop in time; its pending writes are applied on the next open", what)
+            return
+        try:
+            finish()
+        except errors as exc:
+            log.error("pending %s could not be applied on close (%s); they are applied on the next open", what, exc)
+
     def notify(self) -> None:
         """Writes are pending: drain them soon (starts the thread on first use)."""
         if self._stopping.is_set():
