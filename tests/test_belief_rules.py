@@ -38,6 +38,10 @@ def claims(text: str, kind: str = "message", actor: str | None = "carol", **fiel
         ("Alice's employer is Acme Corp", ("alice", "employer", "Acme Corp")),
         ("Alice works at Globex", ("alice", "employer", "Globex")),
         ("Alice works in Munich", ("alice", "work city", "Munich")),
+        # A title's or an initial's period ends no sentence.
+        ("Alice's dentist is Dr. Ito.", ("alice", "dentist", "Dr. Ito")),
+        ("Alice moved to St. Louis.", ("alice", "home city", "St. Louis")),
+        ("My GP is Dr. J. Okafor.", ("carol", "gp", "Dr. J. Okafor")),
         ("Bob's home city is Paris", ("bob", "home city", "Paris")),
         ("The manager of Bob is Dana", ("bob", "manager", "Dana")),
         ("The api service is down", ("api", "status", "down")),

@@ -100,7 +100,11 @@ _TRIGGER = re.compile(
     r"listening|serves|serving|reports|became|likes?|loves?|enjoys?|went)\b|['’]s\b",
     re.IGNORECASE,
 )
-_SPLIT = re.compile(r"(?<=[.!;])\s+|\n+")
+# A period after a title or an initial ends no sentence: "Alice's dentist is Dr. Ito."
+_ABBREVIATIONS = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "St", "Jr", "Sr", "Mt", "vs", "etc", "e.g", "i.e", "approx", "No")
+_SPLIT = re.compile(
+    "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-Z]\.)(?<=[.!;])\s+|\n+"
+)
 _UNSURE = re.compile(
     r"\?|\b(?:if|maybe|perhaps|might|could|would|should|probably|possibly|wants? to|plans? to|planning|will|"
     r"going to|hopes? to|thinks?|think|believes?|wonder|unless|whether|supposedly|rumou?red|allegedly|"
