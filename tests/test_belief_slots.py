@@ -173,3 +173,22 @@ def test_a_phrase_headed_by_another_lexicon_word_is_not_that_slot(minilm):
     assert (
         matcher.join("release date", {"version", "owner"}) is None
     )  # a date, not the "release"
+
+
+def test_a_named_noun_is_renamed_only_to_a_near_synonym(backend, minilm):
+    # "report" sits near the prototype "reports to" (manager) and "commute" near "commutes to"
+    # (work city): related, not synonyms. Taken as those slots, a due date would supersede a
+    # manager and a bike a city.
+    memory = backend.open(embedder=minilm)
+    try:
+        say(memory, "Juno's manager is Priya.", 30)
+        say(memory, "Juno's report is due on 28/03/2027.", 2)
+        say(memory, "Juno works in Leeds.", 30)
+        say(memory, "Juno's commute is by bike.", 1)
+        say(memory, "Juno's home town is Whitby.", 1)
+        assert current(memory, "Juno", "manager") == ["Priya"]
+        assert current(memory, "Juno", "work city") == ["Leeds"]
+        assert current(memory, "Juno", "home city") == ["Whitby"]  # a near synonym is still that slot
+        assert memory.conflicts() == []
+    finally:
+        memory.close()

@@ -46,6 +46,12 @@ MAX_TEXT_CHARS = 2000
 MAX_SENTENCES = 8
 MAX_SENTENCE_CHARS = 220
 MAX_GRAMMAR_WORDS = 16
+NOUN_RENAME_SIMILARITY = 0.8
+"""A slot's noun as said ("Anna's commute", a JSON key "report") is renamed to another attribute
+only when it is a near synonym of that attribute's prototypes ("home town" → home city, 0.85):
+a noun merely related to a verb phrase ("report" ~ "reports to" → manager, 0.74; "commute" ~
+"commutes to" → work city, 0.73) stays a slot of its own name. A duplicate slot costs less than
+a due date superseding a manager."""
 MAX_JSON_FIELDS = 20
 
 
@@ -341,7 +347,7 @@ class RuleFactExtractor:
         if attribute.split()[-1] in ("is", "was") or len(attribute.split()) > 3:
             return None
         found = self.resolver.resolve(attribute) if attribute not in ATTRIBUTE_NAMES else None
-        return found[0] if found is not None and not found[1] else attribute
+        return found[0] if found is not None and not found[1] and found[2] >= NOUN_RENAME_SIMILARITY else attribute
 
     def _labelled(self, s: str) -> tuple[str, str, str, float, str] | None:
         if (
@@ -434,7 +440,7 @@ class RuleFactExtractor:
         if attribute in ATTRIBUTE_NAMES:
             return attribute
         resolved = self.resolver.resolve(attribute)
-        return resolved[0] if resolved is not None and not resolved[1] else attribute
+        return resolved[0] if resolved is not None and not resolved[1] and resolved[2] >= NOUN_RENAME_SIMILARITY else attribute
 
 
 _VALUE_FIRST = frozenset({"owner", "lead", "on call"})
