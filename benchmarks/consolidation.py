@@ -16,8 +16,15 @@ Measured:
   derives from; and, as a peer in the same run, a store given only the original turns;
 - unique facts lost: evidence turns no longer readable by id with the text the store held
   before the cycle (ingest strips surrounding whitespace; those turns are counted apart);
-- query p95 of a reader thread asking the tenant's own questions while its cycle runs,
-  against the same reader on the same store just before the cycle.
+- query p95 of a reader thread asking the tenant's own questions while its cycle runs. Each
+  query is labelled by the store it ran against, from the cycle's ``progress("apply", …)``
+  reports: *before the apply* (it ended before the first apply transaction committed) is
+  compared with the same reader on the same store just before the cycle; *after the apply* (it
+  started after the last commit: the gate's second pass and the cycle's end run beside it) with
+  the same reader on the consolidated store just after the cycle; a query that overlapped the
+  commits is counted *across the apply* and in neither. The whole window against the idle store
+  before the cycle (the figure reported before the split) is kept as ``combined``. A group of
+  fewer than :data:`MIN_GROUP` queries gets no ratio.
 
 The policy's defaults were chosen on conversations 26 and 30 (the tuned set); conversations 41,
 42 and 43 are the held-out set, reported separately and never tuned on. Each set runs in its
@@ -130,6 +137,8 @@ TUNED = ("conv-26", "conv-30")
 HELDOUT = ("conv-41", "conv-42", "conv-43")
 """Never tuned on: the defaults are checked here as they are."""
 IDLE_QUERIES = 100
+MIN_GROUP = 20
+"""Fewer queries than this in a group: its p95 is one of a handful, reported as too few."""
 
 
 class Reader:
@@ -139,6 +148,8 @@ class Reader:
     def __init__(self, memory: Any, conv: Conversation) -> None:
         self.memory, self.conv = memory, conv
         self.latencies: list[float] = []
+        self.spans: list[tuple[float, float]] = []
+        """(start, end) of each query, perf_counter seconds: to place it before or after the apply."""
         self.stop = threading.Event()
 
     def run(self, limit: int | None = None) -> None:
@@ -147,7 +158,58 @@ class Reader:
             q = questions[len(self.latencies) % len(questions)]
             started = time.perf_counter()
             self.memory.query(q.text, tenant=self.conv.name, top_k=K, include_deltas=False)
-            self.latencies.append(time.perf_counter() - started)
+            ended = time.perf_counter()
+            self.spans.append((started, ended))
+            self.latencies.append(ended - started)
+
+
+class ApplyMarks:
+    """The cycle's progress callback: when its first and last apply transactions committed."""
+
+    def __init__(self) -> None:
+        self.first_commit: float | None = None
+        self.last_commit: float | None = None
+        self.gate_done: float | None = None
+        self.load_at_apply: tuple[float, ...] | None = None
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if phase == "apply" and done == 0:
+            self.load_at_apply = os.getloadavg()
+        if phase == "apply" and done >= 1 and self.first_commit is None:
+            self.first_commit = now
+        if phase == "apply" and done == total and done >= 1:
+            self.last_commit = now
+        if phase == "gate":
+            self.gate_done = now
+
+
+def split(reader: Reader, marks: ApplyMarks) -> dict[str, list[float]]:
+    """The reader's during-cycle latencies by the store state each query ran against."""
+    groups: dict[str, list[float]] = {"before_apply": [], "across_apply": [], "after_apply": []}
+    first = marks.first_commit if marks.first_commit is not None else float("inf")
+    last = marks.last_commit if marks.last_commit is not None else float("inf")
+    for (start, end), latency in zip(reader.spans, reader.latencies):
+        if end <= first:
+            groups["before_apply"].append(latency)
+        elif start >= last:
+            groups["after_apply"].append(latency)
+        else:
+            groups["across_apply"].append(latency)
+    return groups
+
+
+def compared(during: list[float], idle: list[float]) -> dict[str, Any]:
+    """p95 of a during-cycle group against its idle reference, or why there is no ratio."""
+    out: dict[str, Any] = {"queries": len(during), "idle_queries": len(idle),
+                           "p95_ms": round(p95(during), 1) if during else None,
+                           "idle_p95_ms": round(p95(idle), 1) if idle else None}
+    if len(during) < MIN_GROUP or len(idle) < MIN_GROUP:
+        out["ratio"] = None
+        out["note"] = f"too few queries for a p95 ratio (< {MIN_GROUP})"
+    else:
+        out["ratio"] = round(p95(during) / p95(idle), 2)
+    return out
 
 
 def idle_p95(memory: Any, conv: Conversation) -> tuple[list[float], tuple[float, ...]]:
@@ -190,22 +252,27 @@ def run_set(conversations: list[Conversation], embedder: Any) -> dict[str, Any]:
         idle_all: list[float] = []
         during_all: list[float] = []
         after_all: list[float] = []
+        groups_all: dict[str, list[float]] = {"before_apply": [], "across_apply": [], "after_apply": []}
         for conv in conversations:
             idle, idle_load = idle_p95(noisy, conv)
             reader = Reader(noisy, conv)
+            marks = ApplyMarks()
             asker = threading.Thread(target=reader.run)
             asker.start()
             started = time.perf_counter()
             try:
-                report = noisy.consolidate(tenant=conv.name)
+                report = noisy.consolidate(tenant=conv.name, progress=marks)
             finally:
                 reader.stop.set()
                 asker.join()
             seconds = round(time.perf_counter() - started, 2)
             during_load = os.getloadavg()
-            # The same loop on the consolidated store: part of the window above ran on it (the gate's
-            # second pass follows the apply), and a third of the rows answers faster.
+            # The same loop on the consolidated store: the reference for the queries that ran after
+            # the apply (the gate's second pass follows it, on a store a third the size).
             after, after_load = idle_p95(noisy, conv)
+            groups = split(reader, marks)
+            for name, values in groups.items():
+                groups_all[name] += values
             after_all += after
             idle_all += idle
             during_all += reader.latencies
@@ -217,7 +284,15 @@ def run_set(conversations: list[Conversation], embedder: Any) -> dict[str, Any]:
                                    p95_idle_ms=round(p95(idle), 1), load_idle=idle_load,
                                    p95_during_ms=round(p95(reader.latencies), 1) if reader.latencies else None,
                                    queries_during=len(reader.latencies), load_during=during_load,
-                                   p95_idle_after_ms=round(p95(after), 1), load_idle_after=after_load)
+                                   p95_idle_after_ms=round(p95(after), 1), load_idle_after=after_load,
+                                   load_at_apply=marks.load_at_apply,
+                                   apply_window_s=round(marks.last_commit - marks.first_commit, 2)
+                                   if marks.last_commit is not None and marks.first_commit is not None else None,
+                                   after_apply_window_s=round(started + seconds - marks.last_commit, 2)
+                                   if marks.last_commit is not None else None,
+                                   yields=report.yields, yield_seconds=report.yield_seconds,
+                                   yield_overruns=report.yield_overruns,
+                                   split=split_report(groups, idle, after))
             print(f"{conv.name}: {rows[conv.name]}", file=sys.stderr, flush=True)
         recall_after, _ = recall(noisy, conversations)
         lost = 0
@@ -245,7 +320,18 @@ def run_set(conversations: list[Conversation], embedder: Any) -> dict[str, Any]:
                          "ratio": round(during_ms / idle_ms, 2) if during_ms else None,
                          "idle_after_cycle": round(p95(after_all), 1) if after_all else None,
                          "idle_queries": len(idle_all), "during_queries": len(during_all)},
+        "query_p95_split": split_report(groups_all, idle_all, after_all),
         "cycles": reports,
+    }
+
+
+def split_report(groups: dict[str, list[float]], idle: list[float], after: list[float]) -> dict[str, Any]:
+    return {
+        "before_apply_vs_idle_before": compared(groups["before_apply"], idle),
+        "after_apply_vs_idle_after": compared(groups["after_apply"], after),
+        "across_apply": {"queries": len(groups["across_apply"]),
+                         "p95_ms": round(p95(groups["across_apply"]), 1) if groups["across_apply"] else None},
+        "combined_vs_idle_before": compared([v for g in groups.values() for v in g], idle),
     }
 
 
@@ -292,7 +378,14 @@ def main(argv: list[str] | None = None) -> int:
               f"noisy before {result['recall_at_10']['noisy_before']:.2f}, after {result['recall_at_10']['noisy_after']:.2f}")
         print(f"[{name}] unique facts lost: {result['unique_facts_lost']} of {result['evidence_turns']} evidence turns")
         print(f"[{name}] query p95: idle {latency['idle']} ms, during a cycle {latency['during_cycle']} ms "
-              f"(ratio {latency['ratio']}), load {result['load']}")
+              f"(combined ratio {latency['ratio']}), load {result['load']}")
+        honest = result["query_p95_split"]
+        for label, key in (("before the apply vs idle before", "before_apply_vs_idle_before"),
+                           ("after the apply vs idle after", "after_apply_vs_idle_after")):
+            group = honest[key]
+            ratio = group["ratio"] if group["ratio"] is not None else group["note"]
+            print(f"[{name}] query p95 {label}: {group['p95_ms']} / {group['idle_p95_ms']} ms = {ratio} "
+                  f"({group['queries']} / {group['idle_queries']} queries)")
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report_json, indent=2, default=str) + "\n")
     plot({f"{c} ({name})": row for name, result in report_json["sets"].items()

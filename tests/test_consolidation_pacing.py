@@ -157,3 +157,33 @@ def test_a_chunked_apply_still_rolls_back_as_one(backend, monkeypatch):
         assert "store equal to the snapshot after rollback: True" in report.notes
         assert {e.id: e.text for e in memory.events(limit=100)} == before
         assert memory.consolidate_status().merged_live == 0
+
+
+def test_progress_marks_when_the_apply_commits(backend, monkeypatch):
+    """``progress("apply", done, total)`` is what a caller uses to tell queries that ran on the
+    store before the cycle from queries that ran on the consolidated one: at ``done = 0`` nothing
+    of the cycle is visible, after each commit more of it, at ``done == total`` all of it."""
+    import deltacore.consolidation.apply as apply
+
+    monkeypatch.setattr(apply, "APPLY_CHUNK", 1)  # one merge per transaction: a commit to watch each
+    with backend.open(embedder=FakeEmbedder()) as memory:
+        _seed(memory)
+        live_before = len(memory.events(limit=100))
+        seen: list[tuple[str, int, int, int | None]] = []
+
+        def progress(phase: str, done: int, total: int) -> None:
+            live = len(memory.events(limit=100)) if phase == "apply" else None
+            seen.append((phase, done, total, live))
+
+        report = memory.consolidate("nrem", progress=progress)
+        live_after = len(memory.events(limit=100))
+    assert report.merged > 1 and not report.rolled_back, report
+    applies = [s for s in seen if s[0] == "apply"]
+    assert [done for _, done, _, _ in applies] == list(range(report.apply_transactions + 1))
+    assert {total for _, _, total, _ in applies} == {report.apply_transactions}
+    live = [n for _, _, _, n in applies]
+    assert live[0] == live_before  # reported before the first commit: the store as it was
+    assert all(a > b for a, b in zip(live, live[1:]))  # each commit hides a merge's originals
+    assert live[-1] == live_after == live_before - report.originals_hidden + report.merged
+    phases = [phase for phase, *_ in seen]
+    assert phases.index("nrem") < phases.index("apply") and phases[-1] == "gate"

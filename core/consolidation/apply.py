@@ -35,19 +35,28 @@ the tenant's HOT vectors: smaller chunks hold the write lock for less but cost m
 
 def apply_plan(sql: Any, repo: ConsolidationRepository, archive: ColdArchive, cycle_id: str, tenant: str,
                plans: Sequence[Any], archive_ids: Sequence[str], before_snapshot: dict[str, str], *,
-               rate_per_hour: float, step: Callable[[], None], drain: Callable[[], int]) -> dict[str, Any]:
+               rate_per_hour: float, step: Callable[[], None], drain: Callable[[], int],
+               committed: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Apply ``plans`` (merges) and ``archive_ids`` (to COLD); ``step`` is the pacing yield
-    point before each transaction, ``drain`` applies the outbox after each. Returns the merged
-    memories applied (id, members, fidelity), the rows archived and the transactions used."""
+    point before each transaction, ``drain`` applies the outbox after each, ``committed(done,
+    total)`` is called with ``done = 0`` before the first transaction and after each commit (from
+    the first commit on, readers see the cycle's changes). Returns the merged memories applied
+    (id, members, fidelity), the rows archived and the transactions used."""
     now = time.time()
     undo: dict[str, Any] = {"merged": [], "partitions": [], "snapshot": before_snapshot}
+    chunks = range(0, len(plans), APPLY_CHUNK)
+    total = len(chunks) + (1 if archive_ids or not plans else 0)
     transactions = 0
-    for start in range(0, len(plans), APPLY_CHUNK):
+    if committed:
+        committed(0, total)
+    for start in chunks:
         step()
         with sql.writer() as conn:
             _apply_merges(conn, repo, cycle_id, tenant, plans[start : start + APPLY_CHUNK], undo, now, rate_per_hour)
             repo.set_cycle(conn, cycle_id, status="applied", undo=undo)
         transactions += 1
+        if committed:
+            committed(transactions, total)
         drain()
     archived = 0
     if archive_ids or not transactions:
@@ -56,6 +65,8 @@ def apply_plan(sql: Any, repo: ConsolidationRepository, archive: ColdArchive, cy
             archived = _archive(conn, repo, archive, cycle_id, tenant, archive_ids, undo, now)
             repo.set_cycle(conn, cycle_id, status="applied", undo=undo)
         transactions += 1
+        if committed:
+            committed(transactions, total)
     return {"merged": undo["merged"], "archived": archived, "transactions": transactions}
 
 

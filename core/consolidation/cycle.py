@@ -219,7 +219,9 @@ class Consolidator:
                 progress("rem", len(rows), len(rows))
 
         applied = apply_plan(self.sql, self.repo, self.archive, cycle_id, tenant, plans, archive_ids, before_snapshot,
-                             rate_per_hour=self.rate, step=pacer.step, drain=self.drain) if (plans or archive_ids) else None
+                             rate_per_hour=self.rate, step=pacer.step, drain=self.drain,
+                             committed=(lambda done, total: progress("apply", done, total)) if progress else None,
+                             ) if (plans or archive_ids) else None
         merged = applied["merged"] if applied else []
         pruned = applied["archived"] if applied else 0
         if applied:
@@ -244,6 +246,8 @@ class Consolidator:
             after = gate.evaluate(probes, self._probe(pacer, tenant, probe_vectors))
             covers = self._covers(after, {m["id"]: m for m in merged}, vectors)
             report["precision_after"] = gate.precision_at_k(after, references, covers)
+            if progress:
+                progress("gate", len(probes), len(probes))
             if gate.regressed(precision_before, report["precision_after"], self.policy.regression_tolerance):
                 verified = self.rollback(cycle_id, reason="consolidation_regression")
                 report.update(rolled_back=True, reason="consolidation_regression: probe precision@5 fell from "

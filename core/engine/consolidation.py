@@ -125,11 +125,17 @@ class ConsolidationMethods:
         ``phase``: ``"nrem"`` (near-duplicate merges), ``"prune"`` (low-utility, unretrieved
         memories to the COLD tier), ``"rem"`` (fidelity audit), a list of them, or ``None`` for
         all. ``budget``: seconds; past it the cycle stops planning, applies what it has and the
-        next cycle resumes (``report.timed_out``). The cycle is applied in one transaction and
+        next cycle resumes (``report.timed_out``). The cycle is applied in short transactions and
         then shadow-evaluated on the probe set (the retrieval log's recent queries and
         :meth:`register_probes`); when probe precision@5 falls by more than
         ``ConsolidationPolicy.regression_tolerance`` it is rolled back (``report.rolled_back``,
         a ``consolidation_regression`` system event) and the store is as before.
+
+        ``progress(phase, done, total)``, on the cycle's thread: ``"nrem"``, ``"prune"`` and
+        ``"rem"`` when their planning is done; ``"apply"`` with ``done = 0`` before the first
+        apply transaction and after each commit (from ``done = 1`` on, queries see the cycle's
+        changes; at ``done == total`` all of them); ``"gate"`` when the shadow evaluation after the
+        apply is done (the keep-or-roll-back decision follows).
 
         >>> import tempfile
         >>> from deltacore import DeltaCore
