@@ -51,6 +51,11 @@ def claims(text: str, kind: str = "message", actor: str | None = "carol", **fiel
         ("Correction: Alice lives in Berlin, not Paris", ("alice", "home city", "Berlin")),
         ("As of March 2025, Alice lives in Madrid", ("alice", "home city", "Madrid")),
         ("Alice lives in Rome as of 2025-02-03", ("alice", "home city", "Rome")),
+        # A question is a sentence of its own, an answer's "no," is no negation of the clause
+        # after it, a trailing "now" is no part of the attribute, and a long correction label
+        # is still a correction.
+        ("Q: still with Dr. Ito? A: no, Dr. Mwangi is my GP now.", ("carol", "gp", "Dr. Mwangi")),
+        ("Correction for the records: Alice lives in Oslo.", ("alice", "home city", "Oslo")),
     ],
 )
 def test_phrasings_that_state_a_fact(text, expected):
@@ -62,6 +67,7 @@ def test_phrasings_that_state_a_fact(text, expected):
     [
         "Does Alice live in Berlin?",
         "Alice doesn't live in Paris",
+        "No, Alice doesn't live in Paris.",
         "Alice no longer works at Acme",
         "Alice might move to Rome",
         "Alice will move to Rome next year",

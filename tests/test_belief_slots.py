@@ -175,10 +175,10 @@ def test_a_phrase_headed_by_another_lexicon_word_is_not_that_slot(minilm):
     )  # a date, not the "release"
 
 
-def test_a_named_noun_is_renamed_only_to_a_near_synonym(backend, minilm):
+def test_a_noun_taken_for_another_slot_must_get_a_value_of_that_slots_kind(backend, minilm):
     # "report" sits near the prototype "reports to" (manager) and "commute" near "commutes to"
-    # (work city): related, not synonyms. Taken as those slots, a due date would supersede a
-    # manager and a bike a city.
+    # (work city). Taken as those slots with any value, a due date would supersede a manager and
+    # a bike a city.
     memory = backend.open(embedder=minilm)
     try:
         say(memory, "Juno's manager is Priya.", 30)

@@ -46,12 +46,6 @@ MAX_TEXT_CHARS = 2000
 MAX_SENTENCES = 8
 MAX_SENTENCE_CHARS = 220
 MAX_GRAMMAR_WORDS = 16
-NOUN_RENAME_SIMILARITY = 0.8
-"""A slot's noun as said ("Anna's commute", a JSON key "report") is renamed to another attribute
-only when it is a near synonym of that attribute's prototypes ("home town" → home city, 0.85):
-a noun merely related to a verb phrase ("report" ~ "reports to" → manager, 0.74; "commute" ~
-"commutes to" → work city, 0.73) stays a slot of its own name. A duplicate slot costs less than
-a due date superseding a manager."""
 MAX_JSON_FIELDS = 20
 
 
@@ -109,7 +103,7 @@ _TRIGGER = re.compile(
 # A period after a title or an initial ends no sentence: "Alice's dentist is Dr. Ito."
 _ABBREVIATIONS = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "St", "Jr", "Sr", "Mt", "vs", "etc", "e.g", "i.e", "approx", "No")
 _SPLIT = re.compile(
-    "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-Z]\.)(?<=[.!;])\s+|\n+"
+    "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-Z]\.)(?<=[.!?;])\s+|\n+"
 )
 _UNSURE = re.compile(
     r"\?|\b(?:if|maybe|perhaps|might|could|would|should|probably|possibly|wants? to|plans? to|planning|will|"
@@ -130,7 +124,10 @@ _DENIAL_PAREN = re.compile(
 # "Label: sentence". A label that is a correction marks the statement as one; a short label that
 # is not ("Update:", "FYI:") is dropped; "Anna's city: Berlin" is a statement in itself.
 _LABEL = re.compile(r"^(?P<label>[A-Za-z][\w'’ -]{0,40}?)\s*:\s+(?P<body>\S.*)$")
-_CORRECTION_LABELS = re.compile(r"^(?:correction|corrected|erratum|to be clear|to clarify|clarification|actually|amendment)$", re.IGNORECASE)
+# "Correction:", and a longer label that says it is one ("Correction to the org chart:").
+_CORRECTION_LABELS = re.compile(
+    r"^(?:correction|corrected|erratum|to be clear|to clarify|clarification|actually|amendment)(?:$|\s+(?:to|for|of|on)\b)", re.IGNORECASE
+)
 _UNRESOLVABLE = frozenset(
     {"he", "she", "they", "we", "you", "it", "this", "that", "there", "these", "those", "who", "what", "which",
      "everyone", "someone", "somebody", "nobody", "anyone", "one", "here", "his", "her", "their", "our", "your",
@@ -197,12 +194,19 @@ _ROLE_AS = re.compile(
     rf"^{SUBJECT}{AUX}\s+(?:[a-z]+\s+){{0,4}}?(?:role|job|position|post)\s+as\s+(?:a\s+|an\s+)?"
     rf"(?P<value>(?:[\w-]+\s+){{0,3}}(?:{_OCCUPATIONS}))$"
 )
+# "A: no, Dr. Ito is my GP now": the interjection answers the question before; the clause after it
+# is affirmative (a negation inside the clause still makes it negated).
+_LEAD_INTERJECTION = re.compile(r"^(?:no|nope|nah|yes|yeah|yep|well|ok|okay|right)\s*[,!]\s+", re.IGNORECASE)
+_TRAILING_TIME = re.compile(r"\s+(?:now|currently|these days|nowadays|at the moment)$", re.IGNORECASE)
 _LEAD_ADVERB = re.compile(r"^(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?\s+", re.IGNORECASE)
 _NEW_ATTR = re.compile(rf"^{SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{VALUE}$")
 _COPULA = re.compile(rf"^{SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
 _AT_PLACE = re.compile(r"^(?:in|at)\s+(?P<value>[A-Z][^,;]{0,40})$")
 _PORT_VALUE = re.compile(r"^\d{2,5}$")
-_PROPER_ATTRIBUTES = frozenset({"home city", "work city", "employer", "location"})
+# Attributes whose values are names. A sentence's noun the resolver takes for one of them must
+# get a name: "X's report is due on D" (report ~ "reports to") is no manager, "X's commute is by
+# bike" (commute ~ "commutes to") no work city.
+_PROPER_ATTRIBUTES = frozenset({"home city", "work city", "employer", "location", "manager"})
 
 
 def _proper(value: str) -> bool:
@@ -268,9 +272,9 @@ class RuleFactExtractor:
         s = _LEAD_ADVERB.sub("", s)
         if (m := _CORRECTION.match(s)) is not None:
             return s[m.end():], True
+        if (m := _LABEL.match(s)) is not None and _CORRECTION_LABELS.match(m["label"].strip()):
+            return m["body"], True  # before the slot labels: "Correction for the records" names no slot
         if (m := _LABEL.match(s)) is not None and self._label_reading(m["label"]) is None:
-            if _CORRECTION_LABELS.match(m["label"].strip()):
-                return m["body"], True
             if len(m["label"].split()) <= 3:
                 return m["body"], correction
             return None
@@ -292,6 +296,7 @@ class RuleFactExtractor:
         if body is None:
             return None
         s, correction = body
+        s = _LEAD_INTERJECTION.sub("", s)
         valid_from = None
         if (m := _LEAD_DATE.match(s)) is not None:
             valid_from, s = parse_date(m["date"], reference), s[m.end():]
@@ -343,11 +348,11 @@ class RuleFactExtractor:
     def _attribute(self, phrase: str) -> str | None:
         """A possessive's or label's attribute: the lexicon's or the resolver's name, else the
         phrase itself when it is short."""
-        attribute = normalise_attribute(phrase)
-        if attribute.split()[-1] in ("is", "was") or len(attribute.split()) > 3:
+        attribute = normalise_attribute(_TRAILING_TIME.sub("", phrase))  # "X is my GP now"
+        if not attribute or attribute.split()[-1] in ("is", "was") or len(attribute.split()) > 3:
             return None
         found = self.resolver.resolve(attribute) if attribute not in ATTRIBUTE_NAMES else None
-        return found[0] if found is not None and not found[1] and found[2] >= NOUN_RENAME_SIMILARITY else attribute
+        return found[0] if found is not None and not found[1] else attribute
 
     def _labelled(self, s: str) -> tuple[str, str, str, float, str] | None:
         if (
@@ -440,7 +445,7 @@ class RuleFactExtractor:
         if attribute in ATTRIBUTE_NAMES:
             return attribute
         resolved = self.resolver.resolve(attribute)
-        return resolved[0] if resolved is not None and not resolved[1] and resolved[2] >= NOUN_RENAME_SIMILARITY else attribute
+        return resolved[0] if resolved is not None and not resolved[1] else attribute
 
 
 _VALUE_FIRST = frozenset({"owner", "lead", "on call"})
