@@ -48,6 +48,10 @@ MIGRATED_WEIGHT = 0.8
 to its current one (as a migrated delta's utility is demoted × 0.8)."""
 TRANSFER_STRENGTH = 1.5
 """At most this many pseudo-episodes of other entities' evidence in an entity's prior."""
+NEVER_WORKED_FACTOR = 0.5
+"""A pattern whose every counted episode failed has its probability cut to this share: its prior
+is the base rate of situations like the task, high once the agent follows plans that work, and
+one failure in a less similar situation weighs too little to pull it under even odds."""
 SPLIT_Z = 2.0
 SPLIT_MIN = 2
 
