@@ -231,13 +231,8 @@ class PlanRecall:
             groups.setdefault(schema_id, [])
         pool_merged(groups, stored, ts=lambda member: member[0].ts)
         family = ev.FamilyEffects(traces, sims)
-        base = ev.base_rate(
-            [
-                (sims[t.episode_id], t.status == "success")
-                for t in traces
-                if t.status != "transient"
-            ]
-        )
+        base = ev.base_mass([(sims[t.episode_id], t.status == "success")
+                             for t in traces if t.status != "transient"])  # fmt: skip
         candidates: list[Plan] = []
         best = 0.0
         # Most similar evidence first: a pattern whose most similar episode is already below
@@ -330,7 +325,7 @@ class PlanRecall:
         versions: Mapping[tuple[str, str], dict[str, Any]],
         schemas_now: Mapping[str, dict[str, Any] | None],
         offered: Mapping[str, dict[str, Any]] | None,
-        base: float,
+        base: tuple[float, float],
         renames: _Renames,
         *,
         guessing: bool = False,
@@ -376,16 +371,18 @@ class PlanRecall:
                 if (t.situation.split_values().get(key) == value) == (side == "in")
             ]
         provenance = row["provenance"] if row is not None else "LEARNED"
+        # Episodes from before a break shared by several entities are left out, of the evidence
+        # and of the base rate the prior starts from (shared_breaks).
+        entities = [None if t.situation.entity is None else _norm(t.situation.entity) for t, _ in counted]
+        breaks = break_factors([(e, s, t.status == "success", t.ts) for e, (t, s) in zip(entities, counted)])
+        gone = [(s, t.status == "success") for (t, s), f in zip(counted, breaks) if f < 1.0]
         prior = ev.prior_of(
             (body or {}).get("utility", 0.5),
             (body or {}).get("confidence", 0.0),
-            base=base,
+            base=ev.base_rate_without(base, gone),
         )
         # Episodes run under another schema count for the plan migrated to today's, at a
-        # reduced weight: the migration may not have carried everything the call needed; those
-        # from before a break shared by several entities, at a small one (shared_breaks).
-        entities = [None if t.situation.entity is None else _norm(t.situation.entity) for t, _ in counted]
-        breaks = break_factors([(e, s, t.status == "success", t.ts) for e, (t, s) in zip(entities, counted)])
+        # reduced weight: the migration may not have carried everything the call needed.
         observations = [
             (s, t.status == "success", t.ts, f * (1.0 if t.schema_id == schema_id else ev.MIGRATED_WEIGHT))
             for (t, s), f in zip(counted, breaks)
