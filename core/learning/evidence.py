@@ -48,6 +48,10 @@ MIGRATED_WEIGHT = 0.8
 to its current one (as a migrated delta's utility is demoted × 0.8)."""
 TRANSFER_STRENGTH = 1.5
 """At most this many pseudo-episodes of other entities' evidence in an entity's prior."""
+NEVER_WORKED_FACTOR = 0.5
+"""A pattern whose every counted episode failed has its probability cut to this share: its prior
+is the base rate of situations like the task, high once the agent follows plans that work, and
+one failure in a less similar situation weighs too little to pull it under even odds."""
 SPLIT_Z = 2.0
 SPLIT_MIN = 2
 
@@ -77,9 +81,23 @@ def base_rate(observations: Sequence[tuple[float, bool]]) -> float:
     similarity²-weighted success rate, Laplace-smoothed (0.5 with no evidence). A plan seen to
     work once elsewhere starts from here, not from even odds: in a world where little works,
     one success is weak evidence, and the probability says so."""
-    total = sum(s * s for s, _ in observations)
-    wins = sum(s * s for s, ok in observations if ok)
-    return (1.0 + wins) / (2.0 + total)
+    return base_rate_without(base_mass(observations), ())
+
+
+def base_mass(observations: Sequence[tuple[float, bool]]) -> tuple[float, float]:
+    """``(Σ s²·success, Σ s²)``: what :func:`base_rate` is made of."""
+    return sum(s * s for s, ok in observations if ok), sum(s * s for s, _ in observations)
+
+
+def base_rate_without(
+    mass: tuple[float, float], left_out: Sequence[tuple[float, bool]]
+) -> float:
+    """:func:`base_rate` of the observations whose :func:`base_mass` is ``mass``, without
+    ``left_out`` (some of them): a plan's own runs from before a change that broke it are
+    most of what made its situations look like ones where things work."""
+    wins = mass[0] - sum(s * s for s, ok in left_out if ok)
+    total = mass[1] - sum(s * s for s, _ in left_out)
+    return (1.0 + max(wins, 0.0)) / (2.0 + max(total, 0.0))
 
 
 def prior_of(

@@ -28,11 +28,9 @@ import numpy as np
 from deltacore.learning import evidence as ev
 from deltacore.learning.episodes import Trace, read_trace, terminal_key
 from deltacore.learning.merging import pool_merged
-from deltacore.learning.situations import (
-    Situation,
-    situation_from_description,
-    situation_similarity,
-)
+from deltacore.learning.shared_breaks import break_factors
+from deltacore.learning.situations import Situation, situation_from_description
+from deltacore.learning.situations import situation_similarity
 from deltacore.learning.slots import fill_slots, fill_template, template_slots
 from deltacore.learning.tools import (
     call_now,
@@ -233,13 +231,8 @@ class PlanRecall:
             groups.setdefault(schema_id, [])
         pool_merged(groups, stored, ts=lambda member: member[0].ts)
         family = ev.FamilyEffects(traces, sims)
-        base = ev.base_rate(
-            [
-                (sims[t.episode_id], t.status == "success")
-                for t in traces
-                if t.status != "transient"
-            ]
-        )
+        base = ev.base_mass([(sims[t.episode_id], t.status == "success")
+                             for t in traces if t.status != "transient"])  # fmt: skip
         candidates: list[Plan] = []
         best = 0.0
         # Most similar evidence first: a pattern whose most similar episode is already below
@@ -332,7 +325,7 @@ class PlanRecall:
         versions: Mapping[tuple[str, str], dict[str, Any]],
         schemas_now: Mapping[str, dict[str, Any] | None],
         offered: Mapping[str, dict[str, Any]] | None,
-        base: float,
+        base: tuple[float, float],
         renames: _Renames,
         *,
         guessing: bool = False,
@@ -378,21 +371,24 @@ class PlanRecall:
                 if (t.situation.split_values().get(key) == value) == (side == "in")
             ]
         provenance = row["provenance"] if row is not None else "LEARNED"
+        # Episodes from before a break shared by several entities are left out, of the evidence
+        # and of the base rate the prior starts from (shared_breaks).
+        entities = [None if t.situation.entity is None else _norm(t.situation.entity) for t, _ in counted]
+        breaks = break_factors([(e, s, t.status == "success", t.ts) for e, (t, s) in zip(entities, counted)])
+        gone = [(s, t.status == "success") for (t, s), f in zip(counted, breaks) if f < 1.0]
         prior = ev.prior_of(
             (body or {}).get("utility", 0.5),
             (body or {}).get("confidence", 0.0),
-            base=base,
+            base=ev.base_rate_without(base, gone),
         )
         # Episodes run under another schema count for the plan migrated to today's, at a
         # reduced weight: the migration may not have carried everything the call needed.
         observations = [
-            (s, t.status == "success", t.ts, 1.0 if t.schema_id == schema_id else ev.MIGRATED_WEIGHT)
-            for t, s in counted
+            (s, t.status == "success", t.ts, f * (1.0 if t.schema_id == schema_id else ev.MIGRATED_WEIGHT))
+            for (t, s), f in zip(counted, breaks)
         ]  # fmt: skip
         if situation.entity:
-            here = _norm(situation.entity)
-            own = [t.situation.entity is not None and _norm(t.situation.entity) == here
-                   for t, _ in counted]  # fmt: skip
+            own = [e == _norm(situation.entity) for e in entities]
             post = ev.entity_posterior(
                 [o for o, mine in zip(observations, own) if mine],
                 [o for o, mine in zip(observations, own) if not mine],
@@ -400,6 +396,8 @@ class PlanRecall:
             )
         else:
             post = ev.posterior(observations, prior)
+        if post.failures and not post.successes:  # tried and never worked: not the base rate
+            post = ev.scaled(post, ev.NEVER_WORKED_FACTOR)
         if post.successes + post.failures:
             similarity = post.similarity
         else:
