@@ -11,7 +11,7 @@ blocked write's apparent success) never reveals the defence.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from deltacore.gateway.principals import same_voice
@@ -51,7 +51,10 @@ class DecidedWrite:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "action": self.action.value, "reasons": list(self.reasons)}
+        # Field by field: dataclasses.asdict deep-copies recursively, and every write of a batch
+        # is journalled through here (it was ~5% of a batch ingest's non-embedding time).
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**data, "signals": dict(self.signals), "action": self.action.value, "reasons": list(self.reasons)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecidedWrite:
