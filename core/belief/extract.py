@@ -197,7 +197,8 @@ _ROLE_AS = re.compile(
 # "A: no, Dr. Ito is my GP now": the interjection answers the question before; the clause after it
 # is affirmative (a negation inside the clause still makes it negated).
 _LEAD_INTERJECTION = re.compile(r"^(?:no|nope|nah|yes|yeah|yep|well|ok|okay|right)\s*[,!]\s+", re.IGNORECASE)
-_TRAILING_TIME = re.compile(r"\s+(?:now|currently|these days|nowadays|at the moment)$", re.IGNORECASE)
+# "… now" ends a value ("lives in Berlin now") and no attribute ("X is my GP now").
+_TRAILING_TIME = re.compile(r"\s+(?:now|these days|nowadays|currently)$", re.IGNORECASE)
 _LEAD_ADVERB = re.compile(r"^(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?\s+", re.IGNORECASE)
 _NEW_ATTR = re.compile(rf"^{SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{VALUE}$")
 _COPULA = re.compile(rf"^{SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
@@ -272,9 +273,10 @@ class RuleFactExtractor:
         s = _LEAD_ADVERB.sub("", s)
         if (m := _CORRECTION.match(s)) is not None:
             return s[m.end():], True
-        if (m := _LABEL.match(s)) is not None and _CORRECTION_LABELS.match(m["label"].strip()):
+        m = _LABEL.match(s)
+        if m is not None and _CORRECTION_LABELS.match(m["label"].strip()):
             return m["body"], True  # before the slot labels: "Correction for the records" names no slot
-        if (m := _LABEL.match(s)) is not None and self._label_reading(m["label"]) is None:
+        if m is not None and self._label_reading(m["label"]) is None:
             if len(m["label"].split()) <= 3:
                 return m["body"], correction
             return None
@@ -329,7 +331,7 @@ class RuleFactExtractor:
         if subject_name.casefold() in _UNRESOLVABLE or subject_name.split()[0].casefold() in _UNRESOLVABLE:
             return None
         subject = canonical_subject(subject_name, actor, user_id)
-        value = clean(re.sub(r"\s+(?:now|these days|nowadays|currently)$", "", value, flags=re.IGNORECASE))
+        value = clean(_TRAILING_TIME.sub("", value))
         if subject is None or not value or len(value.split()) > 6:
             return None
         if attribute in _PROPER_ATTRIBUTES:
