@@ -445,3 +445,15 @@ def _add_fresh4() -> None:
 
 
 _add_fresh4()
+
+
+def _add_fresh5() -> None:
+    """The ``fresh5`` set (``_truth/fresh5.py``), likewise."""
+    from _truth import fresh5
+
+    for table, value in ((T, fresh5.T), (TOOLS, fresh5.TOOLS), (TOOL_STAMPS, fresh5.TOOL_STAMP),
+                         (JSON_KEYS, fresh5.JSON_KEYS), (NOISE, fresh5.NOISE), (ATTRIBUTES_BY_SET, fresh5.ATTRIBUTES)):
+        table["fresh5"] = value
+
+
+_add_fresh5()
