@@ -49,9 +49,6 @@ from deltacore.storage.plan_store import PlanRepository
 MAX_EPISODES = 1000
 RELEVANCE_MARGIN = 0.25
 """A pattern is offered when its similarity is within this of the best pattern's."""
-NO_BAR = frozenset({"failed", "unstable"})
-"""A plan flagged so does not set the relevance bar: one that failed here, or whose outcomes
-flip back and forth, is no reason to hide the alternatives that worked for less similar tasks."""
 STALE_SECONDS = 30 * 86400.0
 """Newest evidence older than this flags a plan ``stale``."""
 _CACHE = 20000
@@ -271,12 +268,14 @@ class PlanRecall:
             )
             if plan is not None:
                 candidates.append(plan)
-                if NO_BAR.isdisjoint(plan.flags):
+                if "failed" not in plan.flags:
                     best = max(best, plan.similarity)
         if not candidates:
             return []
+        # A plan that failed here does not set the bar: the alternatives that worked for
+        # less similar situations stay on offer beside it.
         best = max(
-            (p.similarity for p in candidates if NO_BAR.isdisjoint(p.flags)),
+            (p.similarity for p in candidates if "failed" not in p.flags),
             default=max(p.similarity for p in candidates),
         )
         floor = max(ev.MIN_SIMILARITY, best - RELEVANCE_MARGIN)
