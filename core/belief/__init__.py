@@ -5,6 +5,7 @@ from typing import Any
 from deltacore.belief.attributes import AttributeResolver
 from deltacore.belief.extract import FactClaim, FactExtractor, RuleFactExtractor
 from deltacore.belief.layer import BeliefLayer, FactRepository
+from deltacore.belief.llm_facts import LLMFactExtractor, LLMStats
 from deltacore.belief.policy import BeliefPolicy
 from deltacore.belief.records import (
     UNKNOWN,
@@ -23,6 +24,21 @@ def belief_extractor(policy: BeliefPolicy, embedder: Any | None = None) -> RuleF
     policy allows it."""
     embed = (lambda texts: embedder(input=texts)) if embedder is not None and policy.attribute_embedding else None
     return RuleFactExtractor(AttributeResolver(embed, threshold=policy.attribute_similarity))
+
+
+def fact_extractor_for(chosen: FactExtractor | None, rules: RuleFactExtractor) -> FactExtractor:
+    """The store's fact extractor: ``rules`` unless the caller chose one; a chosen extractor that
+    runs rules first and was given none gets these (``LLMFactExtractor.use_rules``)."""
+    if chosen is None:
+        return rules
+    if not callable(getattr(chosen, "claims", None)):
+        from deltacore.errors import ConfigurationError
+
+        raise ConfigurationError("fact_extractor", "must have claims(event) -> list[FactClaim] (see FactExtractor)")
+    use_rules = getattr(chosen, "use_rules", None)
+    if use_rules is not None:
+        use_rules(rules)
+    return chosen
 
 
 def slot_matcher(policy: BeliefPolicy, embedder: Any | None = None) -> SlotMatcher | None:
@@ -44,11 +60,14 @@ __all__ = [
     "Fact",
     "FactClaim",
     "FactExtractor",
+    "LLMFactExtractor",
+    "LLMStats",
     "FactRepository",
     "FactStatus",
     "RuleFactExtractor",
     "SlotBelief",
     "SlotMatcher",
     "belief_extractor",
+    "fact_extractor_for",
     "slot_matcher",
 ]

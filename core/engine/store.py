@@ -57,7 +57,7 @@ from deltacore.retrieval.belief_ranking import BeliefRanking
 from deltacore.retrieval.schema_packets import SchemaSource
 from deltacore.retrieval.decisions import DecisionRecall
 from deltacore.retrieval.causal import causal_chain
-from deltacore.belief import BeliefLayer, belief_extractor, slot_matcher
+from deltacore.belief import BeliefLayer, FactExtractor, belief_extractor, fact_extractor_for, slot_matcher
 from deltacore.engine.beliefs import BeliefMethods
 from deltacore.engine.consolidation import ConsolidationMethods
 from deltacore.engine.erasure_audit import ErasureAuditMethods
@@ -111,9 +111,8 @@ class DeltaCore(
 ):
     """A memory store for agents. Open it with :meth:`open`; close it (or use ``with``)."""
 
-    def __init__(
-        self, config: DeltaCoreConfig, extractor: DeltaExtractor | None = None, allow_embedder_change: bool = False
-    ) -> None:
+    def __init__(self, config: DeltaCoreConfig, extractor: DeltaExtractor | None = None,
+                 allow_embedder_change: bool = False, fact_extractor: FactExtractor | None = None) -> None:
         self._sql, config, read_only_because = open_sql(config)  # engine/health.py: a full disk opens read-only
         self.config = config
         self._tokens = TokenCounter()
@@ -145,7 +144,7 @@ class DeltaCore(
         self._beliefs = BeliefLayer(
             FactStore(self._sql),
             config.belief,
-            extractor=belief_extractor(config.belief, self._embedder),
+            extractor=fact_extractor_for(fact_extractor, belief_extractor(config.belief, self._embedder)),
             newcomers=lambda conn, tenant, sources: newcomer_sources(conn, config.trust, tenant, sources),
             slots=slot_matcher(config.belief, self._embedder),
         )
@@ -216,14 +215,15 @@ class DeltaCore(
         config: DeltaCoreConfig | None = None,
         extractor: DeltaExtractor | None = None,
         allow_embedder_change: bool = False,
+        fact_extractor: FactExtractor | None = None,
         **settings: Any,
     ) -> DeltaCore:
         """Open (and set up) a store.
 
         ``location`` is a folder for the embedded default, or a database URL
         (``postgresql+psycopg://…``) for scale-out, usually with ``chroma_url=``. Other keyword
-        arguments are :class:`DeltaCoreConfig` fields.
-        """
+        arguments are :class:`DeltaCoreConfig` fields. ``fact_extractor``: what finds facts in events
+        instead of the rules (``deltacore.belief.LLMFactExtractor`` adds a language model to them)."""
         if config is None:
             if location is not None:
                 key = "database_url" if "://" in str(location) else "path"
@@ -231,7 +231,7 @@ class DeltaCore(
             config = DeltaCoreConfig.build(**settings)
         elif location is not None or settings:
             raise ConfigurationError("config", "pass either a config object or settings, not both")
-        return cls(config, extractor, allow_embedder_change)
+        return cls(config, extractor, allow_embedder_change, fact_extractor)
 
     def close(self) -> None:
         """Release connections, the vector index and worker threads; closing twice is a no-op.
