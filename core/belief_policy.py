@@ -26,10 +26,24 @@ CLASSES = ("stable", "status", "location")
 MULTI_VALUED_ATTRIBUTES = frozenset({"likes", "skills", "languages spoken", "pets", "allergies", "hobbies", "interests"})
 
 
+# "X status" is an observation of X ("build status", "ci status", "service health") unless X is
+# one of the standing conditions of a person or an account that no one re-observes by the hour.
+STATUS_HEADS = frozenset({"status", "health"})
+STANDING_STATUSES = frozenset({
+    "marital", "relationship", "immigration", "visa", "employment", "residency", "citizenship", "legal",
+    "tax", "vaccination", "membership", "student", "veteran", "disability", "residence", "work",
+})  # fmt: skip
+
+
 def attribute_class(attribute: str, extra: dict[str, str] | None = None) -> str:
     if extra and attribute in extra:
         return extra[attribute]
-    return ATTRIBUTE_CLASSES.get(attribute, "stable")
+    if attribute in ATTRIBUTE_CLASSES:
+        return ATTRIBUTE_CLASSES[attribute]
+    words = attribute.split()
+    if len(words) > 1 and words[-1] in STATUS_HEADS and not STANDING_STATUSES & set(words[:-1]):
+        return "status"
+    return "stable"
 
 
 class BeliefPolicy(BaseModel):

@@ -272,3 +272,14 @@ def test_a_correction_ends_a_value_that_independent_sources_confirmed_but_does_n
     assert berlin.valid_from > paris.valid_from  # Berlin from the correction on, Paris before it
     assert [f.value for f in memory.facts("alice", at=days_ago(30))] == ["Paris"]
     assert [f.value for f in memory.facts("alice")] == ["Berlin"]
+
+
+def test_a_thing_s_named_status_goes_stale_a_person_s_standing_does_not(memory):
+    # "build status" is an observation of the build, as "status" is; "marital status" is not
+    memory.add("The build status of api is failing.", ts=days_ago(3 / 24))
+    memory.add("Marta's marital status is married.", ts=days_ago(3 / 24))
+
+    build = memory.query_belief("api").slots["build status"]
+    assert build.stale and "re-observe" in build.hint
+    marta = memory.query_belief("marta").slots
+    assert marta and not any(s.stale for s in marta.values())
