@@ -30,7 +30,6 @@ from deltacore.storage.tables import (
 )
 
 
-
 def _trusted_objects_statement(exclude_source: bool) -> Select:
     """Objects of trusted deltas for one (tenant, folded subject, predicate), optionally of
     sources other than ``:source``; built once per variant (the gateway asks per stated fact)."""
