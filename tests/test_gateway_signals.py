@@ -42,6 +42,20 @@ def test_folding_keeps_numbers_and_ordinary_text_readable() -> None:
     assert fold("Meet at 4pm on 12 May 2023, room B12") == "meet at 4pm on 12 may 2023, room b12"
 
 
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("x y z then i g n o r e", "x y z then ignore"),  # three spaced letters stay, four join
+        ("a b c d", "abcd"),
+        ("ab c d e f", "ab cdef"),  # a chain starting inside a word joins from the next letter
+        ("q.u.i.t-now or n-o-w", "quit-now or n-o-w"),
+        ("snake_c_a_s_e", "snake_c_a_s_e"),  # "_" is a word character: not a word of its own
+    ],
+)
+def test_letter_spacing_joins_only_runs_of_four_or_more_letters(text: str, folded: str) -> None:
+    assert fold(text) == folded
+
+
 # ---- content anomaly --------------------------------------------------------------------------
 
 INSTRUCTIONS = [

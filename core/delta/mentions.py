@@ -46,6 +46,7 @@ _RECENT = re.compile(r"\b(latest|most\s+recent|recently|last\s+time|currently|ri
 
 # Capitalised words that start a sentence or are function words are not names.
 _NAME = re.compile(r"\b[A-Z][a-zA-Z'’-]+(?:\s+[A-Z][a-zA-Z'’-]+)*")
+_POSSESSIVE = re.compile(r"['’]s$")
 _NOT_NAMES = frozenset(
     """I I'm I've I'd I'll The A An And But Or So If When What Where Who Why How Which Whose Did Do Does Is Are Was
     Were Has Have Had Can Could Would Should Will Yes No Hey Hi Hello Thanks Thank Wow Oh Ok Okay Sure Great Good
@@ -62,7 +63,7 @@ def mentioned_names(text: str) -> list[str]:
     found: dict[str, None] = {}
     for match in _NAME.finditer(text):
         for word in match.group(0).split():
-            word = re.sub(r"['’]s$", "", word).strip("'’-")
+            word = _POSSESSIVE.sub("", word).strip("'’-")
             if len(word) > 1 and word not in _NOT_NAMES:
                 found.setdefault(word.casefold(), None)
     return list(found)

@@ -111,25 +111,28 @@ def contradiction(obj: str, trusted_objects: Iterable[str]) -> Doubt:
 def question_echo(folded: str, recent_questions: Iterable[str] = ()) -> Doubt:
     """The record restates a question and answers it (in itself, or a question stored recently)."""
     sentences = [s for s in _SENTENCES.split(folded) if s.strip()]
-    questions = [s for s in sentences if is_question(s)]
-    statements = [s for s in sentences if not is_question(s)]
+    asks = [is_question(s) for s in sentences]  # once per sentence: every loop below reads it
     for position, sentence in enumerate(sentences):
-        if not is_question(sentence):
+        if not asks[position]:
             continue
         asked = content_words(sentence)
         if len(asked) < 3:
             continue
         # The planted answer comes *after* the question it echoes; a remark followed by a
         # question about it ("… it helps people. Have you ever needed help?") is conversation.
-        for statement in sentences[position + 1 :]:
+        for later, statement in enumerate(sentences[position + 1 :], start=position + 1):
             # At least three shared content words: "Got any book recommendations? I've got a
             # lot of books" shares two, which is conversation.
+            if asks[later]:
+                continue
             shared = len(asked & content_words(statement))
-            if not is_question(statement) and shared >= 3 and shared / len(asked) >= 0.5:
+            if shared >= 3 and shared / len(asked) >= 0.5:
                 return Doubt(0.7, "echoes a question and plants its answer")
-    if statements and not questions:
-        said = content_words(folded)
+    if sentences and not any(asks):
+        said: set[str] | None = None  # the whole text's words, only once a recent question is there to compare
         for question in recent_questions:
+            if said is None:
+                said = content_words(folded)
             asked = content_words(question)
             # A planted answer restates the question and adds the answer; a long turn that happens
             # to reuse the question's words is conversation.

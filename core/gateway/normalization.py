@@ -50,10 +50,14 @@ _LEET_DIGIT = re.compile(r"[0-9@$]")
 _HAS_LEET = re.compile(r"[a-z][0-9@$!]|[0-9@$!][a-z]")
 # Words spelled with separators between single letters: "i g n o r e", "i.g.n.o.r.e", "i-g-n-o-r-e":
 # at least four letters, each separator one of ``[ ._\-*]``, on word boundaries. Found as chains
-# of single letters and separators (one linear scan), then cut to their word-bounded part.
-_SPACED_CHAIN = re.compile(r"[a-z](?:[ ._\-*][a-z])*")
-_WORD_CHARACTER = re.compile(r"\w")
+# of single letters and separators (one linear scan), then cut to their word-bounded part. Only
+# chains of at least four letters are matched: a shorter one could never be joined, and as a
+# match of its own every letter of every ordinary word was one (a Python loop step per letter).
+# A chain is maximal from where it starts, so one starting inside a shorter chain is shorter
+# still: the long chains found are the same.
 _SPACED_MIN_LETTERS = 4
+_SPACED_CHAIN = re.compile(rf"[a-z](?:[ ._\-*][a-z]){{{_SPACED_MIN_LETTERS - 1},}}")
+_WORD_CHARACTER = re.compile(r"\w")
 
 
 def fold(text: str) -> str:

@@ -104,11 +104,13 @@ class TrustScorer:
             if event.tenant not in registries:
                 registries[event.tenant] = self._store.tool_registry(conn, event.tenant)
             source = sources.get((event.tenant, event.source)) if event.source else None
+            # Parsed once: the consistency check and the batch's trusted facts both need it.
+            claim = _claim(event)
             verdict = self._score(
-                conn, event, admission, source, registries[event.tenant], batch_tools.get(event.tenant, {}), now, batch_claims
+                conn, event, admission, source, registries[event.tenant], batch_tools.get(event.tenant, {}), now, batch_claims,
+                claim,
             )
             verdicts.append(verdict)
-            claim = _claim(event)
             if claim is not None and verdict.action is TrustAction.ACCEPT and verdict.namespace is Namespace.TRUSTED:
                 key = (event.tenant, claim[0].lower(), claim[1])
                 batch_claims.setdefault(key, []).append((claim[2], event.source))
@@ -146,7 +148,9 @@ class TrustScorer:
         batch_tools: dict[str, set[str]],
         now: float,
         batch_claims: dict[tuple[str, str, str], list[tuple[str, str | None]]],
+        claim: tuple[str, str, str] | None,
     ) -> Verdict:
+        """``claim``: the event's ``_claim``."""
         policy = self.policy
         reasons: list[str] = []
         if source is not None and source.status == BLACKLISTED:
@@ -176,7 +180,6 @@ class TrustScorer:
         if not agent_step:
             doubts.append(identifier_bridge(readable(event.text)))
         if event.kind not in (EventKind.TOOL_CALL, EventKind.OUTCOME, EventKind.FEEDBACK):
-            claim = _claim(event)
             if claim is not None and is_single_valued(*claim[:2]):
                 subject, predicate, obj = claim
                 others = self._store.trusted_objects(conn, event.tenant, subject, predicate, event.source)

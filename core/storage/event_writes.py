@@ -11,21 +11,33 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, delete, insert, select, update
 
 from deltacore.storage.database import Database
 from deltacore.storage.event_reads import EventReads
 from deltacore.storage.filters import entity_filter
 from deltacore.storage.fulltext import about_text
-from deltacore.storage.id_lists import chunks
+from deltacore.storage.id_lists import chunks, in_list
 from deltacore.storage.tables import delta_links, deltas, event_entities, events, mentions, outbox, retrievals, review_queue
 
 
+# Every write runs these (twice for the dedupe: before screening and inside the write lock), so
+# they are built once; ``in_list`` binds a whole id list as one parameter (``id_lists``).
+_EXISTING_IDS = select(events.c.id).where(in_list(events.c.id))
+_DELTAS_OF_EVENTS = select(deltas.c.event_id, deltas.c.id).where(in_list(deltas.c.event_id))
+_EPISODE_TAIL = (
+    select(deltas.c.id, deltas.c.ts)
+    .where(deltas.c.tenant == bindparam("tenant"), deltas.c.episode_id == bindparam("episode_id"))
+    .order_by(deltas.c.ts.desc(), deltas.c.id.desc())
+    .limit(1)
+)
+
+
 def existing_event_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
-    found: set[str] = set()
-    for chunk in chunks(ids):
-        found.update(conn.execute(select(events.c.id).where(events.c.id.in_(chunk))).scalars())
-    return found
+    ids = list(ids)
+    if not ids:
+        return set()
+    return set(conn.execute(_EXISTING_IDS, {"ids": ids}).scalars())
 
 
 class EventWrites:
@@ -48,22 +60,16 @@ class EventWrites:
         return found
 
     def delta_ids_for_events(self, conn: Connection, event_ids: Iterable[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for chunk in chunks(event_ids):
-            statement = select(deltas.c.event_id, deltas.c.id).where(deltas.c.event_id.in_(chunk))
-            found.update({event_id: delta_id for event_id, delta_id in conn.execute(statement)})
-        return found
+        event_ids = list(event_ids)
+        if not event_ids:
+            return {}
+        return {event_id: delta_id for event_id, delta_id in conn.execute(_DELTAS_OF_EVENTS, {"ids": event_ids})}
 
     def episode_tails(self, conn: Connection, tenant: str, episode_ids: Iterable[str]) -> dict[str, tuple[str, float]]:
         """The latest delta (id, ts) already stored in each episode."""
         tails: dict[str, tuple[str, float]] = {}
         for episode_id in set(episode_ids):
-            row = conn.execute(
-                select(deltas.c.id, deltas.c.ts)
-                .where(deltas.c.tenant == tenant, deltas.c.episode_id == episode_id)
-                .order_by(deltas.c.ts.desc(), deltas.c.id.desc())
-                .limit(1)
-            ).first()
+            row = conn.execute(_EPISODE_TAIL, {"tenant": tenant, "episode_id": episode_id}).first()
             if row is not None:
                 tails[episode_id] = (row.id, row.ts)
         return tails

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, and_, delete, exists, func, insert, or_, select, update
+from sqlalchemy import Connection, Select, and_, bindparam, delete, exists, func, insert, or_, select, update
 
 from deltacore.model import Event, Namespace, SecurityEvent
 from deltacore.storage.database import Database
@@ -29,6 +29,36 @@ from deltacore.storage.tables import (
     tool_schemas,
 )
 
+
+def _trusted_objects_statement(exclude_source: bool) -> Select:
+    """Objects of trusted deltas for one (tenant, folded subject, predicate), optionally of
+    sources other than ``:source``; built once per variant (the gateway asks per stated fact)."""
+    # The events are tested per delta (EXISTS), so the only way in is the folded subject
+    # index. As a join, SQLite's planner may scan every event instead when sampled statistics
+    # (taken while few deltas had a subject) make that index look unselective, a cost per
+    # fact written that grows with the store.
+    trusted = exists().where(
+        events.c.id == deltas.c.event_id,
+        events.c.namespace == Namespace.TRUSTED.value,
+        events.c.replaced_by.is_(None),  # a version an update replaced is no longer evidence
+    )
+    if exclude_source:
+        trusted = trusted.where(or_(events.c.source.is_(None), events.c.source != bindparam("source")))
+    return (
+        select(deltas.c.object)
+        .where(
+            deltas.c.tenant == bindparam("tenant"),
+            func.lower(deltas.c.subject) == bindparam("subject"),
+            deltas.c.predicate == bindparam("predicate"),
+            deltas.c.object.is_not(None),
+            trusted,
+        )
+        .limit(20)
+    )
+
+
+_TRUSTED_OBJECTS = _trusted_objects_statement(exclude_source=False)
+_TRUSTED_OBJECTS_OF_OTHERS = _trusted_objects_statement(exclude_source=True)
 
 class ReputationRepository:
     """Per source: reputation and status; what it wrote before; the tool registry and trusted
@@ -125,29 +155,9 @@ class ReputationRepository:
         self, conn: Connection, tenant: str, subject: str, predicate: str, exclude_source: str | None
     ) -> list[str]:
         """Objects trusted memories of other sources state for ``subject predicate``."""
-        # The events are tested per delta (EXISTS), so the only way in is the folded subject
-        # index. As a join, SQLite's planner may scan every event instead when sampled statistics
-        # (taken while few deltas had a subject) make that index look unselective, a cost per
-        # fact written that grows with the store.
-        trusted = exists().where(
-            events.c.id == deltas.c.event_id,
-            events.c.namespace == Namespace.TRUSTED.value,
-            events.c.replaced_by.is_(None),  # a version an update replaced is no longer evidence
-        )
-        if exclude_source is not None:
-            trusted = trusted.where(or_(events.c.source.is_(None), events.c.source != exclude_source))
-        statement = (
-            select(deltas.c.object)
-            .where(
-                deltas.c.tenant == tenant,
-                func.lower(deltas.c.subject) == subject.lower(),
-                deltas.c.predicate == predicate,
-                deltas.c.object.is_not(None),
-                trusted,
-            )
-            .limit(20)
-        )
-        return [row for row in conn.execute(statement).scalars().all() if row]
+        statement = _TRUSTED_OBJECTS if exclude_source is None else _TRUSTED_OBJECTS_OF_OTHERS
+        values = {"tenant": tenant, "subject": subject.lower(), "predicate": predicate, "source": exclude_source}
+        return [row for row in conn.execute(statement, values).scalars().all() if row]
 
     def recent_questions(self, conn: Connection, tenant: str, source: str, limit: int = 50, scan: int = 2000) -> list[str]:
         """The latest questions this source stored (what an induced record would echo)."""
