@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from _truth.world import Question, Statement, World
+from _truth.world import Question, Statement, World, default_anchor
 
 TOP_K = 5
 _WORD = re.compile(r"\w+")
@@ -170,8 +170,14 @@ class DeltaCoreArm:
             if not as_of:
                 answers.notes.append("as_of not supported by the engine: as-of questions asked as text only")
             started = time.perf_counter()
+            # The world's "now" is its anchor. On a later day a store that judges staleness by
+            # the clock would see every observation older than the world says (tune's stale
+            # precision drifted 1.00 -> 0.83 in a day with no engine change), so then questions
+            # about now are asked as of the anchor; on the anchor's own day, as a user asks them.
+            now = self.world.anchor if as_of and self.world.anchor < default_anchor() else None
             for q in questions:
-                options: dict[str, Any] = {"as_of": q.as_of} if as_of and q.as_of is not None else {}
+                when = q.as_of if q.as_of is not None else now
+                options: dict[str, Any] = {"as_of": when} if as_of and when is not None else {}
                 packets = memory.query(q.text, top_k=TOP_K, **options)
                 answers.hits[q.id] = [Hit(p.id, packet_flags(p)) for p in packets]
             answers.query_seconds = time.perf_counter() - started
