@@ -81,7 +81,7 @@ def change_reading(s: str) -> tuple[str, str, str, float, str, str] | None:
     for pattern in (_CHANGE_FOR, _CHANGE_FROM_TO):
         if (m := pattern.match(s)) is None:
             continue
-        old, value = clean(m["old"]), clean(m["value"])
+        old, value = clean(m["old"]), re.sub(r"^(?:a|an)\s+", "", clean(m["value"]))  # "with a Honda Jazz"
         words = value.split()
         if not old or not words or (not name_phrase(value) and not any(ch.isdigit() for ch in value)):
             return None  # "went from Berlin to Lisbon for the weekend": a trip, not a change

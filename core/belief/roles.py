@@ -1,0 +1,101 @@
+"""Who holds a role, said the other way round: passives, the value first, and handovers.
+
+- "Noor is mentored by Imre": the agent of a role verb holds the role ("mentor"). Only verbs
+  whose agent noun is a role one person holds for another (a short curated list): "was hit by a
+  car" and "was stopped by Tom" name no slot.
+- "Imre is the mentor of Noor", "Vera is the custodian of the centrifuge in the upstairs lab":
+  the value first, then the role noun with the definite article (one holder). "Tom is a friend
+  of Anna" is no such statement (one friend of many); a bare noun is one holder too ("Vera
+  is budget holder for Orion", as "CEO of").
+- "Imre took over as Noor's mentor from Kai": the new holder, the slot and the old holder.
+
+A thing named with where it is ("the centrifuge in the upstairs lab") is a subject here, as it
+is in a tool result ("centrifuge (upstairs lab)"): :func:`placed_thing`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deltacore.belief.phrases import name_phrase
+
+_WORDS = r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}"
+# "the centrifuge in the upstairs lab": a lowercase thing, "in the", a lowercase place.
+_PLACED = re.compile(rf"^(?:[Tt]he\s+)?{_WORDS}\s+in\s+the\s+{_WORDS}$")
+_NAME = r"(?P<value>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"
+_HOLDER = r"(?P<subject>(?:[Tt]he\s+)?[\w][\w.&'’ -]{0,60}?)"
+
+# Past participle -> the role its agent holds ("mentored by X": X is the mentor).
+ROLE_AGENTS: dict[str, str] = {
+    "mentored": "mentor", "coached": "coach", "tutored": "tutor", "supervised": "supervisor", "managed": "manager",
+    "sponsored": "sponsor", "advised": "advisor", "led": "lead", "owned": "owner", "maintained": "maintainer",
+    "chaired": "chair", "represented": "representative", "employed": "employer", "line-managed": "manager",
+}
+_PASSIVE = re.compile(
+    rf"^{_HOLDER}\s+(?:is|are|was|were|has\s+been|have\s+been|is\s+now|is\s+currently)\s+(?:now\s+)?"
+    rf"(?P<verb>[a-z-]+ed|led)\s+by\s+{_NAME}$"
+)
+# Adjectives of a role noun that say how it was given, not which role it is.
+_ROLE_ADJECTIVES = r"(?:(?:assigned|named|designated|appointed|nominated|current|new|official)\s+)?"
+_VALUE_FIRST = re.compile(
+    rf"^{_NAME}\s+is\s+(?:now\s+)?(?:the\s+)?(?!(?:a|an|one|another|some|any|no)\s){_ROLE_ADJECTIVES}(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:of|for)\s+{_HOLDER}$"
+)
+_OWNER = r"(?P<subject>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})(?:'s|’s)"
+_OLD = r"(?P<old>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"
+_HANDOVER = (
+    re.compile(rf"^{_NAME}\s+(?:has\s+)?(?:took|taken)\s+over\s+as\s+{_OWNER}\s+(?P<attr>[a-z][a-z -]{{0,30}}?)(?:\s+from\s+{_OLD})?$"),
+    re.compile(rf"^{_NAME}\s+(?:has\s+)?(?:took|taken)\s+over\s+from\s+{_OLD}\s+as\s+{_OWNER}\s+(?P<attr>[a-z][a-z -]{{0,30}}?)$"),
+)
+# Role nouns that are kinds of thing, not roles: "X is the team of Y" names no holder.
+_NOT_ROLES = frozenset({"team", "group", "project", "service", "one", "case", "same", "rest", "end", "start", "home"})
+
+
+def placed_thing(text: str) -> bool:
+    """A thing named by where it is: "the centrifuge in the upstairs lab"."""
+    return _PLACED.match(text.strip()) is not None
+
+
+def subject_ok(text: str) -> bool:
+    return name_phrase(text) or placed_thing(text)
+
+
+def role_reading(s: str) -> tuple[str, str, str, float, str, str | None] | None:
+    """(subject, attribute, value, confidence, rule, old value) of a role said passively, value
+    first or as a handover; None for anything else."""
+    if (m := _PASSIVE.match(s)) is not None:
+        role = ROLE_AGENTS.get(m["verb"].casefold())
+        if role is not None and subject_ok(m["subject"]):
+            return m["subject"], role, m["value"], 0.85, "passive", None
+        return None
+    if (m := _VALUE_FIRST.match(s)) is not None:
+        if m["attr"].split()[-1] in _NOT_ROLES or not subject_ok(m["subject"]):
+            return None
+        return m["subject"], m["attr"], m["value"], 0.85, "value first", None
+    for pattern in _HANDOVER:
+        if (m := pattern.match(s)) is not None:
+            if m["subject"].casefold() == m["value"].casefold():
+                return None
+            return m["subject"], m["attr"].strip(), m["value"], 0.85, "handover", m["old"]
+    return None
+
+
+# "The fume hood in the upstairs lab is quarantined / was marked on hold / has gone to out of
+# order": a placed thing's state, a short lowercase phrase.
+_STATE = re.compile(
+    rf"^(?P<subject>(?:[Tt]he\s+)?{_WORDS}\s+in\s+the\s+{_WORDS}?)\s+"
+    r"(?:is|has\s+been|is\s+now|was\s+marked(?:\s+as)?|has\s+been\s+marked(?:\s+as)?|is\s+marked(?:\s+as)?|was\s+set\s+to|has\s+gone\s+to)"
+    r"\s+(?:now\s+)?(?P<value>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})$"
+)
+# A state is no relation: "is used by", "is booked for", "is next to" name another party.
+_NO_STATE = frozenset({"the", "a", "an", "by", "to", "with", "from", "at", "next", "used", "booked", "shared", "trained",
+                       "owned", "run", "very", "too", "not", "also", "still", "our", "my", "their", "his", "her"})
+
+
+def placed_status(s: str) -> tuple[str, str, str, float, str] | None:
+    """(subject, "status", state, confidence, rule) of a placed thing's state."""
+    if (m := _STATE.match(s)) is None or not placed_thing(m["subject"]):
+        return None
+    words = m["value"].split()
+    if words[0] in _NO_STATE or words[-1] in _NO_STATE:
+        return None
+    return m["subject"], "status", m["value"], 0.85, "placed state"

@@ -1,0 +1,116 @@
+"""Roles said the other way round (passives, value first, handovers), things named by where they
+are, reasons after a name, arrows between values and the dates these statements use."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from types import SimpleNamespace
+
+import pytest
+
+from deltacore.belief import RuleFactExtractor
+from deltacore.belief.claims import parse_date
+from deltacore.belief.lexicon import canonical_subject
+
+TS = datetime(2026, 3, 6, 15, tzinfo=timezone.utc)  # a Friday
+EXTRACTOR = RuleFactExtractor()
+
+
+def claim(text: str, actor: str | None = "carol"):
+    event = SimpleNamespace(text=text, kind="message", actor=actor, user_id=None, meta={}, confidence=1.0, ts=TS)
+    found = EXTRACTOR.claims(event)
+    return found[0] if len(found) == 1 else None if not found else found
+
+
+def triple(text: str):
+    c = claim(text)
+    return None if c is None else (c.subject, c.attribute, c.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Noor is mentored by Imre.", ("noor", "mentor", "Imre")),
+        ("Noor has been coached by Imre Kovacs.", ("noor", "coach", "Imre Kovacs")),
+        ("Imre is the assigned mentor for Noor.", ("noor", "mentor", "Imre")),
+        ("Vera is the custodian of the centrifuge in the upstairs lab.", ("centrifuge upstairs lab", "custodian", "Vera")),
+        ("Vera is budget holder for the Orion study.", ("orion", "budget holder", "Vera")),
+        ("Imre took over as Noor's mentor from Kai.", ("noor", "mentor", "Imre")),
+        ("Imre took over from Kai as Noor's mentor.", ("noor", "mentor", "Imre")),
+        ("Noor now reports to Imre after the reorg.", ("noor", "manager", "Imre")),
+        ("The open ticket for the plate reader in the lower lab is OPS-4872.", ("plate reader lower lab", "open ticket", "OPS-4872")),
+        ("The fume hood in the upstairs lab is out for repair.", ("fume hood upstairs lab", "status", "out for repair")),
+        ("The fume hood in the upstairs lab was marked on hold.", ("fume hood upstairs lab", "status", "on hold")),
+    ],
+)
+def test_roles_and_placed_things(text, expected):
+    assert triple(text) == expected
+
+
+def test_a_handover_names_the_value_it_replaces():
+    assert claim("Imre took over as Noor's mentor from Kai.").previous == "Kai"
+
+
+def test_an_arrow_gives_the_new_value_and_the_old():
+    c = claim("Custodian for the autoclave in the lower lab reassigned: Wanda -> Vera.")
+    assert (c.subject, c.attribute, c.value, c.previous) == ("autoclave lower lab", "custodian", "Vera", "Wanda")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom is a friend of Anna.",  # one friend of many: no holder of a role
+        "Anna was stopped by Tom.",  # no role verb
+        "Noor might be mentored by Imre.",  # a hedge
+        "Noor is not mentored by Imre.",  # a negation
+        "Is Noor mentored by Imre?",  # a question
+        "Imre is the team of Noor.",  # a kind of thing, not a role
+        "The fume hood in the upstairs lab is used by Vera.",  # a relation, not a state
+        "If the fume hood in the upstairs lab is ever on hold, call Vera.",
+    ],
+)
+def test_no_fact_from_what_states_no_role(text):
+    assert claim(text) is None
+
+
+def test_a_placed_thing_is_one_subject_however_it_is_written():
+    assert canonical_subject("the centrifuge in the upstairs lab") == canonical_subject("centrifuge (upstairs lab)")
+    assert canonical_subject("the centrifuge in the upstairs lab") != canonical_subject("the centrifuge in the downstairs lab")
+
+
+def test_dates_said_with_weekdays_and_numbers():
+    day = 86_400.0
+    friday = datetime(2026, 3, 6, tzinfo=timezone.utc).timestamp()
+    assert parse_date("Wednesday", TS.timestamp()) == friday - 2 * day  # the last one on or before the day said
+    assert parse_date("04/03/2026", 0.0) == friday - 2 * day  # day first
+    assert parse_date("03/31/2026", 0.0) == datetime(2026, 3, 31, tzinfo=timezone.utc).timestamp()  # only month first is a date
+    assert parse_date("Wednesday 4 March 2026", 0.0) == friday - 2 * day
+    assert parse_date("31/02/2026", 0.0) is None
+
+
+def test_since_a_weekday_dates_the_fact_and_from_a_weekday_is_unsure():
+    c = claim("Noor has been mentored by Imre since Wednesday.")
+    assert c.valid_from == datetime(2026, 3, 4, tzinfo=timezone.utc).timestamp()
+    assert claim("From Monday Noor is mentored by Imre.") is None  # maybe next Monday
+    c = claim("From today Noor reports to Imre rather than Kai.")
+    assert (c.value, c.valid_from, c.denied) == ("Imre", TS.timestamp(), "Kai")
+
+
+def test_a_label_that_says_the_record_was_wrong_marks_a_correction():
+    c = claim("Typo in the onboarding email: the Genomics group's request channel is #core-requests, not #lab-triage.")
+    assert (c.subject, c.attribute, c.value, c.correction, c.denied) == (
+        "genomics", "request channel", "#core-requests", True, "#lab-triage")
+    c = claim("Mentoring list fix: Noor's mentor is Imre.")
+    assert (c.value, c.correction) == ("Imre", True)
+
+
+def test_the_value_replaced_said_after_the_new_one():
+    c = claim("Heads-up: the fume hood in the upstairs lab is available as of this morning (was on hold).")
+    assert (c.subject, c.value, c.previous, c.valid_from) == ("fume hood upstairs lab", "available", "on hold", TS.timestamp())
+
+
+def test_a_change_names_its_old_value_with_an_article():
+    c = claim("Sorin has replaced the Volvo XC40 with a Honda Jazz.")
+    assert (c.value, c.previous, c.open_predicate) == ("Honda Jazz", "the Volvo XC40", True)
+    c = claim("Budget authority for the Orion study passed from Viggo to Vigo.")
+    assert (c.subject, c.attribute, c.value) == ("orion", "budget authority", "Vigo")
