@@ -114,3 +114,21 @@ def test_a_change_names_its_old_value_with_an_article():
     assert (c.value, c.previous, c.open_predicate) == ("Honda Jazz", "the Volvo XC40", True)
     c = claim("Budget authority for the Orion study passed from Viggo to Vigo.")
     assert (c.subject, c.attribute, c.value) == ("orion", "budget authority", "Vigo")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ana is on call for the platform team.", ("platform", "on call", "Ana")),  # a lexicon attribute
+        ("Vera is budget holder for Orion.", ("orion", "budget holder", "Vera")),  # an agent noun
+        ("Tom is ready for Berlin.", None),  # an adjective, no role
+        ("Ana is on leave for Kai.", None),  # a state of Ana's, not a role of Kai's
+    ],
+)
+def test_a_role_said_without_the_is_an_agent_noun(text, expected):
+    assert triple(text) == expected
+
+
+def test_a_thing_due_on_a_date_is_its_due_date():
+    assert triple("The Orion study's report is due on 28/03/2027.") == ("orion", "report due", "28/03/2027")
+    assert triple("Orion's deadline is 28/03/2027.") == ("orion", "deadline", "28/03/2027")  # a lexicon name stays

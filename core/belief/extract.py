@@ -124,6 +124,7 @@ _LABEL_SLOTS = (
     re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60}?)"
                rf"{_CHANGED}$"),
 )
+_DUE = re.compile(rf"^due\s+(?:on\s+|by\s+)?(?P<date>{_DATE})$", re.IGNORECASE)
 # "Wanda -> Vanda", "on hold => available": a value with the one it replaced.
 _ARROW = re.compile(r"^(?P<old>[^<>=→]{1,40}?)\s*(?:->|=>|→)\s*(?P<new>[^<>=→]{1,60})$")
 
@@ -335,6 +336,8 @@ class RuleFactExtractor:
         subject_name, attribute, value, confidence, rule = match
         if (arrow := _ARROW.match(value)) is not None:
             value, previous = arrow["new"], clean(arrow["old"])
+        if rule == "possessive" and (due := _DUE.match(value)) and attribute not in ATTRIBUTE_NAMES and not attribute.endswith("due"):
+            attribute, value = f"{attribute} due", due["date"]  # "X's report is due on D": when the report is due
         unnamed = rule in ("open", "change", "noun")
         if subject_name.casefold() in _UNRESOLVABLE or subject_name.split()[0].casefold() in _UNRESOLVABLE:
             return None

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import re
 
+from deltacore.belief.lexicon import ATTRIBUTES, normalise_attribute
 from deltacore.belief.phrases import name_phrase
+
+_LEXICON_NAMES = frozenset(ATTRIBUTES.values())
 
 _WORDS = r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}"
 # "the centrifuge in the upstairs lab": a lowercase thing, "in the", a lowercase place.
@@ -38,7 +41,7 @@ _PASSIVE = re.compile(
 # Adjectives of a role noun that say how it was given, not which role it is.
 _ROLE_ADJECTIVES = r"(?:(?:assigned|named|designated|appointed|nominated|current|new|official)\s+)?"
 _VALUE_FIRST = re.compile(
-    rf"^{_NAME}\s+is\s+(?:now\s+)?(?:the\s+)?(?!(?:a|an|one|another|some|any|no)\s){_ROLE_ADJECTIVES}(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:of|for)\s+{_HOLDER}$"
+    rf"^{_NAME}\s+is\s+(?:now\s+)?(?P<the>the\s+)?(?!(?:a|an|one|another|some|any|no)\s){_ROLE_ADJECTIVES}(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:of|for)\s+{_HOLDER}$"
 )
 _OWNER = r"(?P<subject>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})(?:'s|’s)"
 _OLD = r"(?P<old>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"
@@ -48,6 +51,19 @@ _HANDOVER = (
 )
 # Role nouns that are kinds of thing, not roles: "X is the team of Y" names no holder.
 _NOT_ROLES = frozenset({"team", "group", "project", "service", "one", "case", "same", "rest", "end", "start", "home"})
+
+
+_AGENT_ENDINGS = ("er", "or", "ian", "ist", "ant", "ent", "ee", "ive")
+_PREPOSITIONS = frozenset({"on", "in", "at", "off", "out", "away", "with", "by", "from", "to", "up", "down", "for"})
+
+
+def _bare_role(attr: str) -> bool:
+    """A role said without "the": a lexicon attribute ("on call"), or a noun of an agent
+    ("holder", "custodian") after no preposition."""
+    words = attr.split()
+    if normalise_attribute(attr) in _LEXICON_NAMES:
+        return True
+    return words[0] not in _PREPOSITIONS and words[-1].endswith(_AGENT_ENDINGS)
 
 
 def placed_thing(text: str) -> bool:
@@ -70,6 +86,8 @@ def role_reading(s: str) -> tuple[str, str, str, float, str, str | None] | None:
     if (m := _VALUE_FIRST.match(s)) is not None:
         if m["attr"].split()[-1] in _NOT_ROLES or not subject_ok(m["subject"]):
             return None
+        if not m["the"] and not _bare_role(m["attr"]):
+            return None  # "Tom is ready for Berlin", "Ana is on leave for Kai": no role
         return m["subject"], m["attr"], m["value"], 0.85, "value first", None
     for pattern in _HANDOVER:
         if (m := pattern.match(s)) is not None:
