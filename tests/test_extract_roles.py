@@ -132,3 +132,9 @@ def test_a_role_said_without_the_is_an_agent_noun(text, expected):
 def test_a_thing_due_on_a_date_is_its_due_date():
     assert triple("The Orion study's report is due on 28/03/2027.") == ("orion", "report due", "28/03/2027")
     assert triple("Orion's deadline is 28/03/2027.") == ("orion", "deadline", "28/03/2027")  # a lexicon name stays
+
+
+def test_a_possessive_slot_changed_in_the_passive():
+    assert triple("Jana's work location was changed to Ghent.") == ("jana", "work city", "Ghent")
+    assert triple("Jana's editor has been switched to Helix.") == ("jana", "preferred editor", "Helix")
+    assert triple("Jana's work location was changed to Ghent?") is None

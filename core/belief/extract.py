@@ -148,8 +148,10 @@ _VERB_PATTERNS = [
     (name, re.compile(rf"^{SUBJECT}{AUX}\s+(?:{verb})\s+{VALUE}$"), attribute, conf)
     for name, verb, attribute, conf in _VERBS
 ]
+# "X's work location was changed to Y": a passive of the change says the value now.
+_SET_TO = r"(?:was|has\s+been)\s+(?:changed|updated|set|moved|switched)\s+to"
 _POSSESSIVE = re.compile(
-    rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became)|\s*:)\s+{VALUE}$"
+    rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became|{_SET_TO})|\s*:)\s+{VALUE}$"
 )
 _MY = re.compile(rf"^(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|is now)\s+{VALUE}$")
 _OF = re.compile(

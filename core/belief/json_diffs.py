@@ -26,6 +26,8 @@ def _scalar(value: Any) -> bool:
 def new_side(item: dict[str, Any]) -> tuple[bool, Any]:
     """(True, new value) when ``item`` is a bare diff ({"old": A, "new": B}, {"from": A, "to":
     B}): nothing but one new side and at most one old side. (False, None) otherwise."""
+    if not 1 <= len(item) <= 2:
+        return False, None  # a diff is one new side and at most one old side
     keys = {k.casefold(): k for k in item}
     new = [keys[k] for k in NEW_SIDES if k in keys]
     old = [keys[k] for k in OLD_SIDES if k in keys]
