@@ -138,3 +138,10 @@ def test_a_possessive_slot_changed_in_the_passive():
     assert triple("Jana's work location was changed to Ghent.") == ("jana", "work city", "Ghent")
     assert triple("Jana's editor has been switched to Helix.") == ("jana", "preferred editor", "Helix")
     assert triple("Jana's work location was changed to Ghent?") is None
+
+
+def test_reporting_lines_in_each_tense():
+    assert triple("Heads up: I report to Zelma now, not Viggo.") == ("carol", "manager", "Zelma")
+    c = claim("Kai has reported to Imre since Wednesday.")
+    assert (c.subject, c.attribute, c.value, c.valid_from) == ("kai", "manager", "Imre", datetime(2026, 3, 4, tzinfo=timezone.utc).timestamp())
+    assert triple("Kai reported to Imre.") is None  # once, or still: unsure

@@ -76,7 +76,7 @@ _LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.IGNORE
 _TRIGGER = re.compile(
     r"\b(?:is|are|lives?|living|resid\w+|based|located|moved|relocated|works?|working|joined|employed|prefers?|"
     r"favou?rs?|switch\w*|migrat\w+|changed|uses?|using|codes|programs|writes|develops|runs|running|listens?|"
-    r"listening|serves|serving|reports|became|likes?|loves?|enjoys?|went)\b|['’]s\b",
+    r"listening|serves|serving|report(?:s|ed|ing)?|became|likes?|loves?|enjoys?|went)\b|['’]s\b",
     re.IGNORECASE,
 )
 # A period after a title or an initial ends no sentence: "Alice's dentist is Dr. Ito."
@@ -141,7 +141,7 @@ _VERBS: tuple[tuple[str, str, str, float], ...] = (
     ("switch", rf"(?:switched|switching|migrated|migrating|changed|went){_FROM}\s+(?:over\s+)?to", "@category", 0.85),
     ("usage", r"(?:uses|use|using|codes\s+in|programs\s+in|writes\s+code\s+in|develops\s+in)", "@category", 0.85),
     ("port", r"(?:runs|running|listens|listening|serves|serving)\s+on\s+port|uses\s+port", "port", 0.9),
-    ("manager", r"reports\s+to", "manager", 0.9),
+    ("manager", r"(?:reports|report|reporting)\s+to|(?<=\bhas\s)reported\s+to|(?<=\bhave\s)reported\s+to", "manager", 0.9),
     ("liking", r"(?:likes|like|loves|love|enjoys|enjoy)", "likes", 0.85),
 )
 _VERB_PATTERNS = [
