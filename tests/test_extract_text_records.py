@@ -47,3 +47,8 @@ def test_a_ticket_header_opens_the_thing_s_ticket():
     assert triples("[OPS-4206] New: centrifuge (room 2), follows on from OPS-4021") == [
         ("centrifuge room 2", "open ticket", "OPS-4206")]
     assert triples("[OPS-12] New: Login fails on Safari") == []  # a title, no thing
+
+
+def test_a_dialogue_or_a_question_is_no_record():
+    assert text_records("User: I moved to Berlin last week\nAssistant: Congratulations") == []
+    assert text_records("Q: where does Anna live?\nA: Berlin") == []

@@ -22,6 +22,8 @@ import re
 from typing import Any
 
 from deltacore.belief.lexicon import ATTRIBUTES, normalise_attribute
+from deltacore.belief.phrases import name_phrase
+from deltacore.belief.roles import placed_thing
 
 MAX_RECORD_LINES = 8
 _NAMED = frozenset(ATTRIBUTES.values())
@@ -38,6 +40,7 @@ _TICKET = re.compile(
     r"^\[(?P<ticket>[A-Z][A-Z0-9]{1,9}-\d{1,7})\]\s+(?:New|Opened|Open|Created)\s*:\s+"
     r"(?P<thing>[\w][\w .-]{0,40}\(\s*[\w][\w .-]{0,30}\))(?:\s*[,;].*)?$"
 )
+_COMPOSITE = re.compile(r"^[\w][\w .-]{0,40}\(\s*[\w][\w .-]{0,30}\)$")
 _OLD_COLUMN = re.compile(r"^(?:old|previous|prev|former|was)\s+|\s+\((?:old|before|was)\)$", re.IGNORECASE)
 _NEW_COLUMN = re.compile(r"^(?:new|current|now)\s+|\s+\((?:new|now|after)\)$", re.IGNORECASE)
 
@@ -45,8 +48,8 @@ _NEW_COLUMN = re.compile(r"^(?:new|current|now)\s+|\s+\((?:new|now|after)\)$", r
 def text_records(text: str) -> list[tuple[dict[str, Any], str]]:
     """(record, key of its subject) for each record the text is; empty when it is none."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    if not lines or len(lines) > MAX_RECORD_LINES:
-        return []
+    if not lines or len(lines) > MAX_RECORD_LINES or "?" in text:
+        return []  # a question sets nothing
     if len(lines) == 1 and (m := _TICKET.match(lines[0])) is not None:
         return [({"subject": m["thing"].strip(), "open ticket": m["ticket"]}, "subject")]
     if "=" in text and len(lines) == 1:
@@ -57,9 +60,15 @@ def text_records(text: str) -> list[tuple[dict[str, Any], str]]:
     if len(lines) >= 2 and all(_KEY_LINE.match(line) for line in lines):
         record = {m["key"].strip(): m["value"].strip().rstrip(".") for m in map(_KEY_LINE.match, lines) if m}
         first = next(iter(record))
-        if len(record) == len(lines) and normalise_attribute(first) not in _NAMED:
+        if len(record) == len(lines) and normalise_attribute(first) not in _NAMED and _names_a_thing(record[first]):
             return [(record, first)]  # "Status: down / Version: 2" names no thing: no record
     return []
+
+
+def _names_a_thing(value: str) -> bool:
+    """A record's first value names what it is about ("Noor", "plate reader (room 2)"), not a
+    sentence ("User: I moved to Berlin")."""
+    return len(value.split()) <= 5 and (name_phrase(value) or _COMPOSITE.match(value) is not None or placed_thing(value))
 
 
 def _log_line(line: str) -> list[tuple[dict[str, Any], str]]:
