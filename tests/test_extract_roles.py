@@ -145,3 +145,9 @@ def test_reporting_lines_in_each_tense():
     c = claim("Kai has reported to Imre since Wednesday.")
     assert (c.subject, c.attribute, c.value, c.valid_from) == ("kai", "manager", "Imre", datetime(2026, 3, 4, tzinfo=timezone.utc).timestamp())
     assert triple("Kai reported to Imre.") is None  # once, or still: unsure
+
+
+def test_a_holder_listed_for_or_named_by_the_subject():
+    assert triple("Anton is the emergency contact listed for Maren.") == ("maren", "emergency contact", "Anton")
+    assert triple("Maren named Anton as their emergency contact.") == ("maren", "emergency contact", "Anton")
+    assert triple("Maren might name Anton as their emergency contact.") is None

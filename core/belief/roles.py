@@ -41,7 +41,13 @@ _PASSIVE = re.compile(
 # Adjectives of a role noun that say how it was given, not which role it is.
 _ROLE_ADJECTIVES = r"(?:(?:assigned|named|designated|appointed|nominated|current|new|official)\s+)?"
 _VALUE_FIRST = re.compile(
-    rf"^{_NAME}\s+is\s+(?:now\s+)?(?P<the>the\s+)?(?!(?:a|an|one|another|some|any|no)\s){_ROLE_ADJECTIVES}(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:of|for)\s+{_HOLDER}$"
+    rf"^{_NAME}\s+is\s+(?:now\s+)?(?P<the>the\s+)?(?!(?:a|an|one|another|some|any|no)\s){_ROLE_ADJECTIVES}(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)"
+    rf"(?:\s+(?:listed|named|registered|recorded|on\s+file|on\s+record))?\s+(?:of|for)\s+{_HOLDER}$"
+)
+# "Noor named Imre as their emergency contact": the subject chose the holder of its own slot.
+_NAMED_AS = re.compile(
+    rf"^{_HOLDER}\s+(?:has\s+)?(?:named|listed|chose|picked|nominated|designated|appointed|registered)\s+{_NAME}\s+as\s+"
+    r"(?:their|his|her|its)\s+(?:new\s+)?(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)$"
 )
 _OWNER = r"(?P<subject>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,2})(?:'s|’s)"
 _OLD = r"(?P<old>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"
@@ -90,6 +96,10 @@ def role_reading(s: str) -> tuple[str, str, str, float, str, str | None] | None:
         if not m["the"] and not _bare_role(m["attr"]):
             return None  # "Tom is ready for Berlin", "Ana is on leave for Kai": no role
         return m["subject"], m["attr"], m["value"], 0.85, "value first", None
+    if " as " in s and (m := _NAMED_AS.match(s)) is not None:
+        if m["attr"].split()[-1] in _NOT_ROLES or not name_phrase(m["subject"]):
+            return None
+        return m["subject"], m["attr"], m["value"], 0.85, "named as", None
     if " over " not in s:
         return None
     for pattern in _HANDOVER:
