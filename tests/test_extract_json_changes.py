@@ -52,3 +52,10 @@ def test_a_one_field_wrapper_names_the_subject():
 def test_a_document_names_what_it_applies_to_and_its_type_is_no_attribute():
     found = claims('{"doc_type": "SOP", "applies_to": "autoclave", "current_revision": "SOP-395 rev C"}')
     assert found == [("autoclave", "revision", "SOP-395 rev C")]
+
+
+def test_a_wrapper_with_a_name_and_where_it_is_names_one_subject():
+    text = '{"asset": {"type": "wall display", "location": "east wing"}, "report": {"update_channel": "beta"}}'
+    assert claims(text) == [("wall display east wing", "update channel", "beta")]
+    # A location that is the record's own attribute, outside the wrapper, stays an attribute.
+    assert claims('{"person": "Noor", "location": "Ghent"}') == [("noor", "location", "Ghent")]

@@ -151,3 +151,11 @@ def test_a_holder_listed_for_or_named_by_the_subject():
     assert triple("Anton is the emergency contact listed for Maren.") == ("maren", "emergency contact", "Anton")
     assert triple("Maren named Anton as their emergency contact.") == ("maren", "emergency contact", "Anton")
     assert triple("Maren might name Anton as their emergency contact.") is None
+
+
+def test_a_placed_thing_s_value_said_as_the_modifier_of_the_slot_noun():
+    from deltacore.belief.phrases import noun_reading
+
+    assert noun_reading("the lobby kiosk in the west wing follows the early access channel", True)[1:3] == ("channel", "early access")
+    assert noun_reading("The kiosk in the west wing has since gone over to the beta channel", True)[1:3] == ("channel", "beta")
+    assert noun_reading("The kiosk in the west wing has since gone over to the beta channel", False) is None  # no embedder: no open claim

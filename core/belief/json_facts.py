@@ -56,7 +56,12 @@ def record_claims(
         subject_name = f"{subject_name} {qualifier.strip()}"
     # A room or site names which one of a kind it is: {"instrument": "centrifuge", "room": "lab 2"}
     # is "centrifuge (lab 2)", never the centrifuge elsewhere.
-    place = next((k for k, v in leaves.items() if k != identity and _key(k) in _PLACE_KEYS and isinstance(v, str) and v.strip()), None)
+    parent = identity.rpartition(".")[0]
+    place = next(
+        (k for k, v in leaves.items() if k != identity and isinstance(v, str) and v.strip()
+         and (_key(k) in _PLACE_KEYS or parent and k.startswith(parent + ".") and _key(k) in _WRAPPER_PLACES)),
+        None,
+    )
     if place is not None:
         subject_name = f"{subject_name} ({leaves.pop(place).strip()})"
     subject = canonical_subject(subject_name)
@@ -174,6 +179,8 @@ _IDENTITY_KEYS = ("name", "id", "service", "svc", "app", "application", "project
                   "subject", "user", "username", "person", "employee", "customer", "host", "hostname", "repo", "device",
                   "applies_to")
 _PLACE_KEYS = frozenset({"room", "site", "building", "floor", "wing", "ward", "bay", "zone", "lab"})
+# Beside a name in its wrapper, a location says which one it is, not where it moved.
+_WRAPPER_PLACES = _PLACE_KEYS | {"location", "place"}
 _QUALIFIER_KEYS = frozenset({"environment", "env", "stage", "tier", "deployment", "cluster"})
 _TIME_KEYS = frozenset({"as_of", "checked_at", "observed_at", "updated_at", "timestamp", "fetched_at", "retrieved",
                         "retrieved_at", "read_at", "time", "date"})
@@ -194,11 +201,15 @@ def _identity(leaves: dict[str, Any]) -> str | None:
     # that field is no attribute, no time and no environment.
     # A one-field wrapper names it too: {"award": {"study": "DELPHI"}, "budget_holder": …}.
     first = next(iter(leaves), None)
-    wrapped = first is not None and first.count(".") == 1 and sum(k.startswith(first.split(".")[0] + ".") for k in leaves) == 1
+    # So does one with where it is: {"asset": {"type": "kiosk", "location": "west wing"}, …}.
+    wrapped = first is not None and first.count(".") == 1 and all(
+        k == first or _key(k) in _WRAPPER_PLACES for k in leaves if k.startswith(first.split(".")[0] + ".")
+    )
     if first is not None and first in named and ("." not in first or wrapped) and stamp_of(leaves[first]) is None:
         value = leaves[first].strip()
         # "centrifuge (upstairs lab)": a thing named with where it is, as one string.
-        name_like = value[:1].isupper() or "-" in value or "/" in value or _COMPOSITE.match(value) is not None
+        placed = wrapped and sum(k.startswith(first.split(".")[0] + ".") for k in leaves) > 1
+        name_like = value[:1].isupper() or "-" in value or "/" in value or placed or _COMPOSITE.match(value) is not None
         nested = wrapped or any("." in k for k in leaves)  # the payload sits under it: {"target": …, "result": {…}}
         if nested and name_like and len(value.split()) <= 5 and value.casefold() not in ENVIRONMENTS and _key(first) not in ATTRIBUTES:
             return first
