@@ -159,3 +159,15 @@ def test_a_placed_thing_s_value_said_as_the_modifier_of_the_slot_noun():
     assert noun_reading("the lobby kiosk in the west wing follows the early access channel", True)[1:3] == ("channel", "early access")
     assert noun_reading("The kiosk in the west wing has since gone over to the beta channel", True)[1:3] == ("channel", "beta")
     assert noun_reading("The kiosk in the west wing has since gone over to the beta channel", False) is None  # no embedder: no open claim
+
+
+def test_a_possessive_is_never_a_value():
+    # "since the 11th of November 2026" is a date now; what is left must not read as Anton's
+    # slot holding "Antonia's".
+    assert triple("Anton has been Antonia's emergency contact since the 11th of November 2026.") == (
+        "antonia", "emergency contact", "Anton")
+
+
+def test_a_participle_phrase_is_no_value():
+    assert triple("The new issue on the fume hood in the upstairs lab is filed as OPS-5205.") is None
+    assert triple("Zelma's pay is deposited with Alder Mutual.") is None

@@ -124,6 +124,7 @@ _LABEL_SLOTS = (
     re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60}?)"
                rf"{_CHANGED}$"),
 )
+_PARTICIPLE = re.compile(r"^[a-z]+ed\s+(?:as|with|in|to|by|at|into|under|for|on)\b")
 _DUE = re.compile(rf"^due\s+(?:on\s+|by\s+)?(?P<date>{_DATE})$", re.IGNORECASE)
 # "Wanda -> Vanda", "on hold => available": a value with the one it replaced.
 _ARROW = re.compile(r"^(?P<old>[^<>=→]{1,40}?)\s*(?:->|=>|→)\s*(?P<new>[^<>=→]{1,60})$")
@@ -167,7 +168,9 @@ _ATTR_OF = re.compile(
     rf"(?:\s*:|\s+is(?:\s+now)?|\s+has changed to|\s+changed to|{_NOMINAL_CHANGE})\s+{VALUE}$"
 )
 _VALUE_MY = re.compile(rf"^{VALUE}\s+is\s+(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
-_VALUE_POSSESSIVE = re.compile(rf"^{VALUE}\s+is\s+{SUBJECT}(?:'s|’s)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
+_VALUE_POSSESSIVE = re.compile(
+    rf"^{VALUE}\s+(?:is|is\s+now|has\s+been|has\s+become|became)\s+{SUBJECT}(?:'s|’s)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$"
+)
 # "Lena is an engineering manager", "I'm a QA engineer": a job title when the last word is an
 # occupation.
 _OCCUPATIONS = (
@@ -347,8 +350,8 @@ class RuleFactExtractor:
         value = clean(_TRAILING_TIME.sub("", value))
         if attribute in _PROPER_ATTRIBUTES or rule in ("passive", "value first", "handover"):
             value = _REASON.sub("", value)  # "reports to Kai after the reorg": Kai
-        if subject is None or not value or len(value.split()) > 6:
-            return None
+        if subject is None or not value or len(value.split()) > 6 or value.endswith(("'s", "’s")) or _PARTICIPLE.match(value):
+            return None  # "Antonia's" is whose, never what; "deposited with X" is how, not what
         if attribute in _PROPER_ATTRIBUTES:
             value = re.sub(r"^(?:in|at)\s+(?=[A-Z])", "", value)  # "my home is in Berlin"
             if not _proper(value):
