@@ -80,7 +80,8 @@ def test_an_open_claim_with_a_value_of_another_shape_joins_nothing(minilm):
 def test_without_an_embedder_an_unnamed_predicate_is_no_fact():
     from deltacore.belief.extract import RuleFactExtractor
 
-    assert RuleFactExtractor().sentence_claim("Noor is coached by Vesna.", None, None, 0.0) is None
+    # "shadowed by" is no role verb of the curated list (deltacore.belief.roles), so it is unnamed.
+    assert RuleFactExtractor().sentence_claim("Noor is shadowed by Vesna.", None, None, 0.0) is None
 
 
 # ---- verb phrases joined to the subject's slot ----------------------------------------------------
@@ -98,7 +99,7 @@ def test_a_verb_phrase_joins_the_slot_its_noun_names_and_supersedes(memory):
 
 
 def test_a_verb_phrase_opens_no_slot_of_its_own(memory):
-    say(memory, "Noor is coached by Vesna.", 5)
+    say(memory, "Noor is shadowed by Vesna.", 5)
     say(memory, "Noor flew to Porto for a wedding.", 4)
     say(memory, "Noor had dinner with Dalia in Porto.", 3)
     assert memory.facts("Noor") == []

@@ -74,3 +74,10 @@ def test_as_of_and_before_pick_the_earlier_value(memory):
 
     assert memory.query("Where did Anna live?", as_of=NOW - timedelta(days=30), top_k=3)[0].id == lisbon
     assert memory.query("Where did Anna live before Berlin?", top_k=3)[0].id == lisbon
+
+
+def test_a_question_names_a_thing_by_where_it_is():
+    slots = [("fume hood upstairs lab", "status"), ("fume hood downstairs lab", "status"), ("fume hood upstairs lab", "custodian")]
+    assert question_slot("What is the status of the fume hood in the upstairs lab now?", slots) == ("fume hood upstairs lab", "status")
+    assert question_slot("Who is the custodian of the fume hood in the downstairs lab?", slots) is None  # no such slot
+    assert "fume hood downstairs lab" in subject_keys("Is the fume hood in the downstairs lab on hold?")

@@ -16,7 +16,10 @@ from typing import Any, Protocol
 from deltacore.belief.attributes import AttributeResolver
 from deltacore.belief.claims import _DATE, FactClaim, parse_date, timestamp_of
 from deltacore.belief.grammar import lowercase_value, parse
-from deltacore.belief.json_facts import json_claims
+from deltacore.belief.explicit import FactFieldError, explicit_fields  # noqa: F401 - re-exported
+from deltacore.belief.json_facts import json_claims, record_claims
+from deltacore.belief.roles import placed_status, role_reading, subject_ok
+from deltacore.belief.text_records import text_records
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
     ENVIRONMENTS,
@@ -53,40 +56,16 @@ class FactExtractor(Protocol):
     def claims(self, event: Any) -> list[FactClaim]: ...
 
 
-class FactFieldError(ValueError):
-    """A fact event's explicit fields are incomplete (raised by :func:`explicit_fields`)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        super().__init__(f"{field}: {message}")
-
-
-ATTRIBUTE_KEYS = ("attribute", "predicate")
-VALUE_KEYS = ("value", "object")
-
-
-def explicit_fields(meta: dict[str, Any]) -> tuple[str, str, Any] | None:
-    """(subject, attribute, value) of a fact event's ``meta``; None when it names none of them.
-
-    A partial set is a caller mistake: :class:`FactFieldError` names the missing field."""
-    attribute = next((meta[k] for k in ATTRIBUTE_KEYS if meta.get(k) not in (None, "")), None)
-    value = next((meta[k] for k in VALUE_KEYS if meta.get(k) is not None and meta.get(k) != ""), None)
-    subject = meta.get("subject")
-    if subject in (None, "") and attribute is None:
-        return None  # a bare ``value`` is an adapter's payload (the LangGraph store's), not a fact
-    if not isinstance(subject, str) or not subject.strip():
-        raise FactFieldError("meta.subject", "a fact with an attribute or value needs a subject (who or what it is about)")
-    if attribute is None:
-        raise FactFieldError("meta.attribute", f"the fact about {subject!r} needs an attribute (e.g. 'home city')")
-    if value is None:
-        raise FactFieldError("meta.value", f"the fact {subject!r} / {attribute!r} needs a value")
-    if isinstance(value, (dict, list)):
-        raise FactFieldError("meta.value", "must be a string, number or boolean")
-    return subject, str(attribute), value
-
-
-_LEAD_DATE = re.compile(rf"^(?:as of|since|from|starting|effective|beginning|on|in)\s+(?P<date>{_DATE})\s*,\s*", re.IGNORECASE)
-_TAIL_DATE = re.compile(rf"\s*,?\s+(?:as of|since|starting|effective|from)\s+(?P<date>{_DATE})$", re.IGNORECASE)
+# The comma after a leading date may be left out before the sentence's subject: "Since Monday
+# the hood has been …", "From today Kai reports to …".
+_LEAD_DATE = re.compile(
+    rf"^(?P<word>as of|since|from|starting|effective|beginning|on|in)\s+(?P<date>{_DATE})(?:\s*,\s*|\s+(?=(?-i:[Tt]he\b|[A-Z])))",
+    re.IGNORECASE,
+)
+_TAIL_DATE = re.compile(rf"\s*,?\s+(?P<word>as of|since|starting|effective|from)\s+(?P<date>{_DATE})$", re.IGNORECASE)
+# A bare weekday is a past day after "since" ("since Monday"); after "from" or "starting" it
+# may be the next one: not sure when.
+_WEEKDAY_ONLY = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.IGNORECASE)
 _LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.IGNORECASE)
 
 
@@ -97,7 +76,7 @@ _LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.IGNORE
 _TRIGGER = re.compile(
     r"\b(?:is|are|lives?|living|resid\w+|based|located|moved|relocated|works?|working|joined|employed|prefers?|"
     r"favou?rs?|switch\w*|migrat\w+|changed|uses?|using|codes|programs|writes|develops|runs|running|listens?|"
-    r"listening|serves|serving|reports|became|likes?|loves?|enjoys?|went)\b|['’]s\b",
+    r"listening|serves|serving|report(?:s|ed|ing)?|became|likes?|loves?|enjoys?|went)\b|['’]s\b",
     re.IGNORECASE,
 )
 # A period after a title or an initial ends no sentence: "Alice's dentist is Dr. Ito."
@@ -108,7 +87,7 @@ _SPLIT = re.compile(
 _UNSURE = re.compile(
     r"\?|\b(?:if|maybe|perhaps|might|could|would|should|probably|possibly|wants? to|plans? to|planning|will|"
     r"going to|hopes? to|thinks?|think|believes?|wonder|unless|whether|supposedly|rumou?red|allegedly|"
-    r"used to|once|sometimes|had)\b|\b(?:was|were)\b(?!\s+\w+(?:ed|en)\s+(?:to|by|over|into)\b)",
+    r"used to|once|sometimes|had)\b|\b(?:was|were)\b(?!\s+\w+(?:ed|en)\s+(?:to|by|over|into)\b|\s+(?:marked|flagged|listed)\b)",
     re.IGNORECASE,
 )
 # "also", "too", "as well": one more value beside the one held, never a replacement of it.
@@ -126,18 +105,29 @@ _DENIAL_PAREN = re.compile(
 _LABEL = re.compile(r"^(?P<label>[A-Za-z][\w'’ -]{0,40}?)\s*:\s+(?P<body>\S.*)$")
 # "Correction:", and a longer label that says it is one ("Correction to the org chart:").
 _CORRECTION_LABELS = re.compile(
-    r"^(?:correction|corrected|erratum|to be clear|to clarify|clarification|actually|amendment)(?:$|\s+(?:to|for|of|on)\b)", re.IGNORECASE
+    r"^(?:correction|corrected|erratum|to be clear|to clarify|clarification|actually|amendment)(?:$|\s+(?:to|for|of|on)\b)"
+    r"|^(?:typo|fix|mistake)\b|\b(?:list|sheet|record|records|register|entry|table)\s+(?:fix|correction)$|\b(?:was|were)\s+wrong$",
+    re.IGNORECASE,
 )
+# "… (was on hold)": the value it replaced, said after the new one.
+_WAS_PAREN = re.compile(r"\s*\(\s*(?:was|previously|formerly)\s+(?P<old>[^()]{1,40}?)\s*\)$", re.IGNORECASE)
 _UNRESOLVABLE = frozenset(
     {"he", "she", "they", "we", "you", "it", "this", "that", "there", "these", "those", "who", "what", "which",
      "everyone", "someone", "somebody", "nobody", "anyone", "one", "here", "his", "her", "their", "our", "your",
      "its", "today", "yesterday", "now", "then", "also", "and", "but", "so"}
 )
 
+# "Custodian for X reassigned: …": the label says the slot changed; it is no part of the subject.
+_CHANGED = r"(?:\s+(?:reassigned|changed|updated|corrected|moved|switched|replaced))?"
 _LABEL_SLOTS = (
     re.compile(rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
-    re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60})$"),
+    re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60}?)"
+               rf"{_CHANGED}$"),
 )
+_PARTICIPLE = re.compile(r"^[a-z]+ed\s+(?:as|with|in|to|by|at|into|under|for|on)\b")
+_DUE = re.compile(rf"^due\s+(?:on\s+|by\s+)?(?P<date>{_DATE})$", re.IGNORECASE)
+# "Wanda -> Vanda", "on hold => available": a value with the one it replaced.
+_ARROW = re.compile(r"^(?P<old>[^<>=→]{1,40}?)\s*(?:->|=>|→)\s*(?P<new>[^<>=→]{1,60})$")
 
 # "from Python" before "to Go": the old value, which the policy finds in the slot itself.
 _FROM = r"(?:\s+(?:over\s+)?from\s+[^,;]{1,40}?)?"
@@ -152,15 +142,17 @@ _VERBS: tuple[tuple[str, str, str, float], ...] = (
     ("switch", rf"(?:switched|switching|migrated|migrating|changed|went){_FROM}\s+(?:over\s+)?to", "@category", 0.85),
     ("usage", r"(?:uses|use|using|codes\s+in|programs\s+in|writes\s+code\s+in|develops\s+in)", "@category", 0.85),
     ("port", r"(?:runs|running|listens|listening|serves|serving)\s+on\s+port|uses\s+port", "port", 0.9),
-    ("manager", r"reports\s+to", "manager", 0.9),
+    ("manager", r"(?:reports|report|reporting)\s+to|(?<=\bhas\s)reported\s+to|(?<=\bhave\s)reported\s+to", "manager", 0.9),
     ("liking", r"(?:likes|like|loves|love|enjoys|enjoy)", "likes", 0.85),
 )
 _VERB_PATTERNS = [
     (name, re.compile(rf"^{SUBJECT}{AUX}\s+(?:{verb})\s+{VALUE}$"), attribute, conf)
     for name, verb, attribute, conf in _VERBS
 ]
+# "X's work location was changed to Y": a passive of the change says the value now.
+_SET_TO = r"(?:was|has\s+been)\s+(?:changed|updated|set|moved|switched)\s+to"
 _POSSESSIVE = re.compile(
-    rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became)|\s*:)\s+{VALUE}$"
+    rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became|{_SET_TO})|\s*:)\s+{VALUE}$"
 )
 _MY = re.compile(rf"^(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|is now)\s+{VALUE}$")
 _OF = re.compile(
@@ -168,15 +160,17 @@ _OF = re.compile(
 )
 # "Ownership of X moved to Y", "The lead for X was handed over to Y": the slot's noun changes hands.
 _NOMINAL_CHANGE = (
-    r"\s+(?:has\s+)?(?:moved|went|passed|shifted|switched|transferred)\s+to"
+    r"\s+(?:has\s+)?(?:moved|went|passed|shifted|switched|transferred)(?:\s+from\s+[^,;]{1,40}?)?\s+to"
     r"|\s+(?:was|has\s+been)\s+(?:handed|passed|moved|transferred|reassigned)(?:\s+over)?\s+to"
 )
 _ATTR_OF = re.compile(
-    rf"^(?:[Tt]he\s+)?(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:of|for|on)\s+(?P<subject>(?:[Tt]he\s+)?[\w][\w.&() -]{{0,60}}?)"
+    rf"^(?:[Tt]he\s+)?(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:of|for|on)\s+(?P<subject>(?:[Tt]he\s+)?[\w][\w.&() -]{{0,60}}?){_CHANGED}"
     rf"(?:\s*:|\s+is(?:\s+now)?|\s+has changed to|\s+changed to|{_NOMINAL_CHANGE})\s+{VALUE}$"
 )
 _VALUE_MY = re.compile(rf"^{VALUE}\s+is\s+(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
-_VALUE_POSSESSIVE = re.compile(rf"^{VALUE}\s+is\s+{SUBJECT}(?:'s|’s)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$")
+_VALUE_POSSESSIVE = re.compile(
+    rf"^{VALUE}\s+(?:is|is\s+now|has\s+been|has\s+become|became)\s+{SUBJECT}(?:'s|’s)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)$"
+)
 # "Lena is an engineering manager", "I'm a QA engineer": a job title when the last word is an
 # occupation.
 _OCCUPATIONS = (
@@ -203,6 +197,10 @@ _LEAD_ADVERB = re.compile(r"^(?:these days|nowadays|currently|now|at the moment|
 _NEW_ATTR = re.compile(rf"^{SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{VALUE}$")
 _COPULA = re.compile(rf"^{SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
 _AT_PLACE = re.compile(r"^(?:in|at)\s+(?P<value>[A-Z][^,;]{0,40})$")
+# A name, then why or how it came about: no part of the value.
+_REASON = re.compile(
+    r"(?<=[A-Za-z0-9])\s+(?:after|following|because|due to|thanks to|through|via|as part of|in time for)\s+(?:the|a|an|this|that|their|his|her|its|our|my|last|next)\b.*$"
+)
 _PORT_VALUE = re.compile(r"^\d{2,5}$")
 # Attributes whose values are names. A sentence's noun the resolver takes for one of them must
 # get a name: "X's report is due on D" (report ~ "reports to") is no manager, "X's commute is by
@@ -257,6 +255,10 @@ class RuleFactExtractor:
             return self._json_claims(text, event)
         if event.kind not in ("message", "fact", "observation") or len(text) > MAX_TEXT_CHARS:
             return []
+        if ("\n" in text or "=" in text or text.startswith("[")) and (records := text_records(text)):
+            return [
+                claim for record, key in records for claim in record_claims(record, event, self._key_attribute, key, "rule:record")
+            ]
         found: list[FactClaim] = []
         for sentence in _SPLIT.split(text)[:MAX_SENTENCES]:
             claim = self.sentence_claim(sentence, actor, user_id, event.ts.timestamp())
@@ -274,7 +276,7 @@ class RuleFactExtractor:
         if (m := _CORRECTION.match(s)) is not None:
             return s[m.end():], True
         m = _LABEL.match(s)
-        if m is not None and _CORRECTION_LABELS.match(m["label"].strip()):
+        if m is not None and _CORRECTION_LABELS.search(m["label"].strip()):
             return m["body"], True  # before the slot labels: "Correction for the records" names no slot
         if m is not None and self._label_reading(m["label"]) is None:
             if len(m["label"].split()) <= 3:
@@ -301,10 +303,17 @@ class RuleFactExtractor:
         s = _LEAD_INTERJECTION.sub("", s)
         valid_from = None
         if (m := _LEAD_DATE.match(s)) is not None:
+            if _WEEKDAY_ONLY.match(m["date"]) and m["word"].casefold() != "since":
+                return None
             valid_from, s = parse_date(m["date"], reference), s[m.end():]
         elif _LEAD_TIME_WORD.match(s):
             return None  # "as of <something we cannot date>": unsure when
+        earlier = None
+        if (m := _WAS_PAREN.search(s)) is not None:
+            earlier, s = clean(m["old"]), s[: m.start()]
         if (m := _TAIL_DATE.search(s)) is not None:
+            if _WEEKDAY_ONLY.match(m["date"]) and m["word"].casefold() != "since":
+                return None
             valid_from, s = parse_date(m["date"], reference), s[: m.start()]
         denied = None
         if (m := _DENIAL_PAREN.search(s)) is not None:
@@ -314,11 +323,14 @@ class RuleFactExtractor:
         if _UNSURE.search(s) or _NEGATED.search(s):
             return None
         match = self._match(s) if _TRIGGER.search(s) else None
-        previous = None
+        previous = earlier
         if match is None and len(s.split()) <= MAX_GRAMMAR_WORDS:
             # A statement of one fact is short; longer sentences (most of chat and logs) skip
             # the wider patterns, which keeps the write path's cost flat.
             match = self._labelled(s)
+            if match is None and (role := role_reading(s)) is not None:
+                match, previous = role[:5], role[5]
+            match = match or placed_status(s)
             if match is None and (change := change_reading(s)) is not None:
                 match, previous = change[:5], change[5]
                 if (category := category_of(change[2])) is not None:
@@ -327,13 +339,19 @@ class RuleFactExtractor:
         if match is None:
             return None
         subject_name, attribute, value, confidence, rule = match
+        if (arrow := _ARROW.match(value)) is not None:
+            value, previous = arrow["new"], clean(arrow["old"])
+        if rule == "possessive" and (due := _DUE.match(value)) and attribute not in ATTRIBUTE_NAMES and not attribute.endswith("due"):
+            attribute, value = f"{attribute} due", due["date"]  # "X's report is due on D": when the report is due
         unnamed = rule in ("open", "change", "noun")
         if subject_name.casefold() in _UNRESOLVABLE or subject_name.split()[0].casefold() in _UNRESOLVABLE:
             return None
         subject = canonical_subject(subject_name, actor, user_id)
         value = clean(_TRAILING_TIME.sub("", value))
-        if subject is None or not value or len(value.split()) > 6:
-            return None
+        if attribute in _PROPER_ATTRIBUTES or rule in ("passive", "value first", "handover"):
+            value = _REASON.sub("", value)  # "reports to Kai after the reorg": Kai
+        if subject is None or not value or len(value.split()) > 6 or value.endswith(("'s", "’s")) or _PARTICIPLE.match(value):
+            return None  # "Antonia's" is whose, never what; "deposited with X" is how, not what
         if attribute in _PROPER_ATTRIBUTES:
             value = re.sub(r"^(?:in|at)\s+(?=[A-Z])", "", value)  # "my home is in Berlin"
             if not _proper(value):
@@ -361,13 +379,13 @@ class RuleFactExtractor:
             (m := _LABEL.match(s)) is not None
             and (reading := self._label_reading(m["label"])) is not None
             and len(m["body"].split()) <= 6
-            and name_phrase(reading[0])
+            and subject_ok(reading[0])
         ):
             return reading[0], reading[1], m["body"], 0.85, "label"
         for pattern in (_ATTR_OF, _VALUE_MY, _VALUE_POSSESSIVE, _NEW_ATTR):
             if (m := pattern.match(s)) is not None and any(w.casefold() in ENVIRONMENTS for w in m["attr"].split()):
                 continue  # "the live deployment of X is down": the environment names the subject, not an attribute
-            if (m := pattern.match(s)) is not None and (attribute := self._attribute(m["attr"])) and name_phrase(m["subject"]):
+            if (m := pattern.match(s)) is not None and (attribute := self._attribute(m["attr"])) and subject_ok(m["subject"]):
                 return m["subject"], attribute, m["value"], 0.85, "possessive"
         return None
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deltacore.belief.claims import FactClaim, timestamp_of
+from deltacore.belief.json_diffs import PAIR_NAMES, new_side, pair
 from deltacore.belief.lexicon import ATTRIBUTES, ENVIRONMENTS, canonical_subject, clean
 
 MAX_JSON_FIELDS = 20
@@ -28,8 +29,16 @@ def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> li
         return []
     if not isinstance(data, dict):
         return []
+    return record_claims(data, event, attribute_of)
+
+
+def record_claims(
+    data: dict[str, Any], event: Any, attribute_of: Callable[[str], str], identity: str | None = None, method: str = "tool_result"
+) -> list[FactClaim]:
+    """Facts of one record about an identified entity (a JSON object, or a record written as
+    text: ``identity`` then names the key of its subject)."""
     leaves = _leaves(data)
-    identity = _identity(leaves)
+    identity = identity if identity in leaves else _identity(leaves)
     if identity is None:
         return []
     leaves = _top_level_pair(leaves, identity)
@@ -45,6 +54,16 @@ def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> li
         subject_name, qualifier = head.strip(), tail.strip()
     if qualifier:
         subject_name = f"{subject_name} {qualifier.strip()}"
+    # A room or site names which one of a kind it is: {"instrument": "centrifuge", "room": "lab 2"}
+    # is "centrifuge (lab 2)", never the centrifuge elsewhere.
+    parent = identity.rpartition(".")[0]
+    place = next(
+        (k for k, v in leaves.items() if k != identity and isinstance(v, str) and v.strip()
+         and (_key(k) in _PLACE_KEYS or parent and k.startswith(parent + ".") and _key(k) in _WRAPPER_PLACES)),
+        None,
+    )
+    if place is not None:
+        subject_name = f"{subject_name} ({leaves.pop(place).strip()})"
     subject = canonical_subject(subject_name)
     if subject is None:
         return []
@@ -58,7 +77,7 @@ def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> li
     found = []
     for key, value in leaves.items():
         name = _key(key)
-        if key == identity or name in _JSON_SKIP or name in _QUALIFIER_KEYS and qualifier or value is None:
+        if key == identity or name in _JSON_SKIP or name.endswith("_type") or name in _QUALIFIER_KEYS and qualifier or value is None:
             continue
         if _TIMESTAMP_KEY.search(name) or stamp_of(value) is not None:
             continue  # when the record was read, not a property of its subject
@@ -70,7 +89,7 @@ def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> li
         attribute = attribute_of(name)
         found.append(
             FactClaim(subject, subject_name, attribute, clean(text_value), 0.9 * float(event.confidence),
-                      "tool_result", valid_from if valid_from and valid_from <= reference + 300 else None)
+                      method, valid_from if valid_from and valid_from <= reference + 300 else None)
         )
         if len(found) == MAX_JSON_FIELDS:
             break
@@ -87,20 +106,23 @@ def _leaves(data: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str,
     out: dict[str, Any] = {}
     for key, value in data.items():
         path = f"{prefix}{key}"
-        if isinstance(value, dict) and depth < 2 and key.casefold() not in _JSON_SKIP:
+        if isinstance(value, dict) and (diff := new_side(value))[0]:
+            out[path] = diff[1]  # {"vehicle": {"from": A, "to": B}}: the vehicle is B
+        elif isinstance(value, dict) and depth < 2 and key.casefold() not in _JSON_SKIP:
             out.update(_leaves(value, f"{path}.", depth + 1))
         elif isinstance(value, list) and depth < 2:
-            # Entity-attribute-value records: [{"name": "home_town", "value": "Riga"}, …].
+            # Entity-attribute-value and change records: [{"name": "home_town", "value": "Riga"}],
+            # [{"attr": "gym", "old": "A", "now": "B"}].
             for item in value[:MAX_JSON_FIELDS]:
-                pair = _pair(item) if isinstance(item, dict) else None
-                if pair is not None:
-                    out[f"{path}.{pair[0]}"] = pair[1]
+                found = pair(item) if isinstance(item, dict) else None
+                if found is not None:
+                    out[f"{path}.{found[0]}"] = found[1]
         elif not isinstance(value, (dict, list)):
             out[path] = value
     return out
 
 
-_PAIR_NAMES = ("name", "field", "key", "attribute", "property", "prop")
+_PAIR_NAMES = PAIR_NAMES
 _PAIR_VALUES = ("value", "val")
 
 
@@ -118,15 +140,6 @@ def _top_level_pair(leaves: dict[str, Any], identity: str) -> dict[str, Any]:
     rest = {k: v for k, v in leaves.items() if k not in (names[0], values[0])}
     rest[leaves[names[0]].strip()] = leaves[values[0]]
     return rest
-
-
-def _pair(item: dict[str, Any]) -> tuple[str, Any] | None:
-    """(name, value) of one record of an attribute list, when it is exactly such a record."""
-    name = next((item[k] for k in _PAIR_NAMES if isinstance(item.get(k), str) and item[k].strip()), None)
-    value = next((item[k] for k in _PAIR_VALUES if k in item and not isinstance(item[k], (dict, list))), None)
-    if name is None or value is None or len(item) > 3:
-        return None
-    return name.strip(), value
 
 
 _STAMP = re.compile(
@@ -163,7 +176,11 @@ def stamp_of(value: Any) -> float | None:
 
 # Keys that name what a JSON object is about, most specific first; any "…name" or "…_id" key too.
 _IDENTITY_KEYS = ("name", "id", "service", "svc", "app", "application", "project", "team", "squad", "group", "entity",
-                  "subject", "user", "username", "person", "employee", "customer", "host", "hostname", "repo", "device")
+                  "subject", "user", "username", "person", "employee", "customer", "host", "hostname", "repo", "device",
+                  "applies_to")
+_PLACE_KEYS = frozenset({"room", "site", "building", "floor", "wing", "ward", "bay", "zone", "lab"})
+# Beside a name in its wrapper, a location says which one it is, not where it moved.
+_WRAPPER_PLACES = _PLACE_KEYS | {"location", "place"}
 _QUALIFIER_KEYS = frozenset({"environment", "env", "stage", "tier", "deployment", "cluster"})
 _TIME_KEYS = frozenset({"as_of", "checked_at", "observed_at", "updated_at", "timestamp", "fetched_at", "retrieved",
                         "retrieved_at", "read_at", "time", "date"})
@@ -182,14 +199,24 @@ def _identity(leaves: dict[str, Any]) -> str | None:
             return key
     # Else the record is about its first named field ({"programme": "Orion", "data": …}), when
     # that field is no attribute, no time and no environment.
+    # A one-field wrapper names it too: {"award": {"study": "DELPHI"}, "budget_holder": …}.
     first = next(iter(leaves), None)
-    if first is not None and first in named and "." not in first and stamp_of(leaves[first]) is None:
+    # So does one with where it is: {"asset": {"type": "kiosk", "location": "west wing"}, …}.
+    wrapped = first is not None and first.count(".") == 1 and all(
+        k == first or _key(k) in _WRAPPER_PLACES for k in leaves if k.startswith(first.split(".")[0] + ".")
+    )
+    if first is not None and first in named and ("." not in first or wrapped) and stamp_of(leaves[first]) is None:
         value = leaves[first].strip()
-        name_like = value[:1].isupper() or "-" in value or "/" in value
-        nested = any("." in k for k in leaves)  # the payload sits under it: {"target": …, "result": {…}}
-        if nested and name_like and len(value.split()) <= 4 and value.casefold() not in ENVIRONMENTS and _key(first) not in ATTRIBUTES:
+        # "centrifuge (upstairs lab)": a thing named with where it is, as one string.
+        placed = wrapped and sum(k.startswith(first.split(".")[0] + ".") for k in leaves) > 1
+        name_like = value[:1].isupper() or "-" in value or "/" in value or placed or _COMPOSITE.match(value) is not None
+        nested = wrapped or any("." in k for k in leaves)  # the payload sits under it: {"target": …, "result": {…}}
+        if nested and name_like and len(value.split()) <= 5 and value.casefold() not in ENVIRONMENTS and _key(first) not in ATTRIBUTES:
             return first
     return None
+
+
+_COMPOSITE = re.compile(r"^[\w][\w .-]{0,40}\(\s*[\w][\w .-]{0,30}\)$")
 
 
 _JSON_SKIP = frozenset(

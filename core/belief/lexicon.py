@@ -37,7 +37,7 @@ _ATTRIBUTE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "location": ("location", "current location", "whereabouts"),
     "email": ("email", "email address", "e-mail", "mail"),
     "phone": ("phone", "phone number", "telephone", "mobile"),
-    "manager": ("manager", "boss", "supervisor", "line manager"),
+    "manager": ("manager", "boss", "supervisor", "line manager", "reports to"),
     "team": ("team", "squad", "group"),
     "version": ("version", "release", "current version"),
     "port": ("port", "listening port"),
@@ -107,7 +107,7 @@ _TOKEN = re.compile(r"[\w][\w.+#&-]*")
 # subject, "falcon"; "the identity team" is "identity".
 TYPE_NOUNS = frozenset(
     {"project", "team", "service", "squad", "group", "deployment", "initiative", "site", "office", "campus",
-     "program", "programme", "department", "app", "application", "cluster", "environment", "hq"}
+     "program", "programme", "study", "department", "app", "application", "cluster", "environment", "hq"}
 )
 
 
@@ -132,6 +132,9 @@ def qualified(folded: str) -> str:
     return " ".join([*rest, envs[0]])
 
 
+_PLACED = re.compile(r"^([a-z][\w-]*(?: [a-z][\w-]*){0,2}) in the ([a-z][\w-]*(?: [a-z][\w-]*){0,2})$")
+
+
 def canonical_subject(name: str, actor: str | None = None, user_id: str | None = None) -> str | None:
     """The subject's id: casefolded, articles and possessives removed; "I" is the speaker and
     "the user" the event's user. None when it cannot be resolved (first person, no speaker)."""
@@ -145,6 +148,7 @@ def canonical_subject(name: str, actor: str | None = None, user_id: str | None =
         return canonical_subject(user_id) if user_id else "user"
     folded = _ARTICLE.sub("", folded).strip()
     folded = re.sub(r"[()\[\]]", " ", folded)
+    folded = _PLACED.sub(r"\1 \2", folded)  # "the centrifuge in the upstairs lab" is "centrifuge (upstairs lab)"
     folded = untyped(qualified(" ".join(folded.split())))
     return folded or None
 

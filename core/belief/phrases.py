@@ -35,10 +35,17 @@ _CHANGE_FROM_TO = re.compile(rf"^{SUBJECT}{AUX}\s+(?P<verb>{_CHANGE_VERB})(?:\s+
 # "Project Quill is in the build phase", "Noor joined the platform team": the value as the modifier
 # of a noun that names the slot. Only verbs of being, belonging and change of state ("visited the
 # platform team" is no membership), and only a slot the subject already has by that noun.
-_NOUN_VALUE = re.compile(
-    rf"^{SUBJECT}{AUX}\s+(?:(?:is|are|sits|stays|remains|belongs)\s+)?(?:now\s+)?"
+_NOUN_VERBS = (
+    r"(?:(?:is|are|sits|stays|remains|belongs)\s+)?(?:now\s+)?"
     r"(?:in|on|at|part\s+of|with|entered|joined|moved\s+(?:in)?to|switched\s+to|transferred\s+to|went\s+(?:in)?to|"
-    r"runs\s+on|uses|is\s+using|is\s+running)\s+(?:the|a|an)\s+(?P<value>[\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?P<noun>[a-z]{3,})$"
+    r"runs\s+on|uses|is\s+using|is\s+running|follows|(?:gone|went)\s+over\s+to|moved\s+onto|enrolled\s+in)"
+    r"\s+(?:the|a|an)\s+(?P<value>[\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?P<noun>[a-z]{3,})$"
+)
+_NOUN_VALUE = re.compile(rf"^{SUBJECT}{AUX}\s+{_NOUN_VERBS}")
+# The same of a thing named by where it is: "the kiosk in the west wing follows the beta channel".
+_PLACED_NOUN_VALUE = re.compile(
+    rf"^(?P<subject>(?:[Tt]he\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}}\s+in\s+the\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,2}}?)"
+    rf"{AUX}\s+{_NOUN_VERBS}"
 )
 # A predicate naming another person or thing by pronoun relates two parties ("told me about"):
 # never a slot of the subject.
@@ -68,8 +75,11 @@ def open_predicate(predicate: str) -> bool:
 def noun_reading(s: str, embeds: bool) -> tuple[str, str, str, float, str] | None:
     """(subject, noun, value, confidence, rule) of "X is in the build phase"; the layer keeps it
     only for a slot the subject has by that noun."""
-    if (m := _NOUN_VALUE.match(s)) is None or not name_phrase(m["subject"]) or not embeds:
+    if not embeds:
         return None
+    if (m := _NOUN_VALUE.match(s)) is None or not name_phrase(m["subject"]):
+        if " in the " not in s or (m := _PLACED_NOUN_VALUE.match(s)) is None:
+            return None
     if m["value"].split()[0].casefold() in _ARTICLE_WORDS:
         return None
     return m["subject"], m["noun"], m["value"], 0.85, "noun"
@@ -81,7 +91,7 @@ def change_reading(s: str) -> tuple[str, str, str, float, str, str] | None:
     for pattern in (_CHANGE_FOR, _CHANGE_FROM_TO):
         if (m := pattern.match(s)) is None:
             continue
-        old, value = clean(m["old"]), clean(m["value"])
+        old, value = clean(m["old"]), re.sub(r"^(?:a|an)\s+", "", clean(m["value"]))  # "with a Honda Jazz"
         words = value.split()
         if not old or not words or (not name_phrase(value) and not any(ch.isdigit() for ch in value)):
             return None  # "went from Berlin to Lisbon for the weekend": a trip, not a change

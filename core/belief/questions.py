@@ -21,6 +21,7 @@ from deltacore.belief.lexicon import (
 
 _WORD = re.compile(r"[\w][\w.+#'’-]*", re.UNICODE)
 MAX_SUBJECT_WORDS = 4
+MAX_PLACED_SIDE = 3
 
 # Question-side cues per normalised attribute: how people ask, beside the attribute's own names.
 _CUES: dict[str, tuple[str, ...]] = {
@@ -50,6 +51,16 @@ def subject_keys(text: str) -> list[str]:
             key = canonical_subject(" ".join(words[start : start + size]))
             if key and key not in keys:
                 keys.append(key)
+    # A thing named by where it is takes more words: "the fume hood in the upstairs lab".
+    folded = [w.casefold() for w in words]
+    for i in range(1, len(words) - 2):
+        if folded[i] != "in" or folded[i + 1] != "the":
+            continue
+        for start in range(max(0, i - MAX_PLACED_SIDE), i):
+            for end in range(i + 3, min(len(words), i + 2 + MAX_PLACED_SIDE) + 1):
+                key = canonical_subject(" ".join(words[start:end]))
+                if key and key not in keys:
+                    keys.append(key)
     # One environment named anywhere qualifies the subject ("which version of billing-api runs
     # in production?" asks about "billing-api production", however many words sit between).
     envs = {ENVIRONMENTS[w.casefold()] for w in words if w.casefold() in ENVIRONMENTS}
