@@ -457,3 +457,15 @@ def _add_fresh5() -> None:
 
 
 _add_fresh5()
+
+
+def _add_fresh6() -> None:
+    """The ``fresh6`` set (``_truth/fresh6.py``), likewise."""
+    from _truth import fresh6
+
+    for table, value in ((T, fresh6.T), (TOOLS, fresh6.TOOLS), (TOOL_STAMPS, fresh6.TOOL_STAMP),
+                         (JSON_KEYS, fresh6.JSON_KEYS), (NOISE, fresh6.NOISE), (ATTRIBUTES_BY_SET, fresh6.ATTRIBUTES)):
+        table["fresh6"] = value
+
+
+_add_fresh6()
