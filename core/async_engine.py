@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from deltacore.belief import BeliefState, ConflictRecord, Fact
+from deltacore.belief import BeliefState, ConflictRecord, Fact, FactExtractor
 from deltacore.compliance import ForgetCertificate, ForgetStatus
 from deltacore.compliance.audit import AuditResult
 from deltacore.config import DeltaCoreConfig
@@ -82,6 +82,7 @@ class AsyncDeltaCore:
         config: DeltaCoreConfig | None = None,
         extractor: DeltaExtractor | None = None,
         allow_embedder_change: bool = False,
+        fact_extractor: FactExtractor | None = None,
         **settings: Any,
     ) -> AsyncDeltaCore:
         """Open (and set up) a store; see :meth:`DeltaCore.open`."""
@@ -91,6 +92,7 @@ class AsyncDeltaCore:
             config=config,
             extractor=extractor,
             allow_embedder_change=allow_embedder_change,
+            fact_extractor=fact_extractor,
             **settings,
         )
         return cls(sync)
