@@ -118,6 +118,30 @@ def test_a_file_that_is_not_a_store_is_refused_and_left_alone(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deltacore.db"]
 
 
+def test_a_store_another_process_is_creating_is_opened_not_refused(tmp_path: Path) -> None:
+    # SQLite creates the file, then writes its first page: a second process opening the store
+    # in between sees 0 bytes for a moment, which is not a truncated store.
+    import threading
+
+    from deltacore.storage.file_check import check_sqlite_file
+
+    db = tmp_path / "deltacore.db"
+    db.write_bytes(b"")
+
+    def first_write() -> None:
+        connection = sqlite3.connect(db)
+        connection.execute("CREATE TABLE dc_store_meta (key TEXT)")
+        connection.commit()
+        connection.close()
+
+    writer = threading.Timer(0.3, first_write)
+    writer.start()
+    try:
+        assert check_sqlite_file(db) is True
+    finally:
+        writer.join()
+
+
 # ---- read_only --------------------------------------------------------------------------------
 
 

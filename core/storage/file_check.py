@@ -8,11 +8,14 @@ memories would seem gone. The file is looked at first, read-only, with the stand
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from deltacore.errors import ForeignDatabaseError
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
+CREATION_GRACE_SECONDS = 2.0
+"""How long an empty file may stay empty (another process's first write) before it is refused."""
 
 
 def check_sqlite_file(path: Path) -> bool:
@@ -23,14 +26,16 @@ def check_sqlite_file(path: Path) -> bool:
         return False
     if not path.is_file():
         raise ForeignDatabaseError(str(path), "it is not a regular file")
-    size = path.stat().st_size
     wal = path.with_name(path.name + "-wal")
+    # Another process creating the store leaves the file empty for a moment (SQLite creates it,
+    # then writes its first page): an empty file is only refused once it has stayed empty.
+    deadline = time.monotonic() + CREATION_GRACE_SECONDS
+    while (size := path.stat().st_size) == 0 and not (wal.exists() and wal.stat().st_size > 0):
+        if time.monotonic() >= deadline:
+            raise ForeignDatabaseError(str(path), "the file is empty (0 bytes)")
+        time.sleep(0.05)
     if size == 0:
-        if wal.exists() and wal.stat().st_size > 0:
-            return (
-                True  # the pages are still in the write-ahead log; SQLite recovers them
-            )
-        raise ForeignDatabaseError(str(path), "the file is empty (0 bytes)")
+        return True  # the pages are still in the write-ahead log; SQLite recovers them
     with path.open("rb") as stream:
         header = stream.read(len(_SQLITE_HEADER))
     if header != _SQLITE_HEADER:
