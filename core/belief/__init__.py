@@ -17,6 +17,7 @@ from deltacore.belief.records import (
     SlotBelief,
 )
 from deltacore.belief.slots import SlotMatcher
+from deltacore.errors import ConfigurationError
 
 
 def belief_extractor(policy: BeliefPolicy, embedder: Any | None = None) -> RuleFactExtractor:
@@ -32,8 +33,6 @@ def fact_extractor_for(chosen: FactExtractor | None, rules: RuleFactExtractor) -
     if chosen is None:
         return rules
     if not callable(getattr(chosen, "claims", None)):
-        from deltacore.errors import ConfigurationError
-
         raise ConfigurationError("fact_extractor", "must have claims(event) -> list[FactClaim] (see FactExtractor)")
     use_rules = getattr(chosen, "use_rules", None)
     if use_rules is not None:

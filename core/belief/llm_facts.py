@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from deltacore.belief.claims import FactClaim, parse_date, timestamp_of
-from deltacore.belief.extract import MAX_TEXT_CHARS, FactExtractor, RuleFactExtractor
+from deltacore.belief.extract import MAX_TEXT_CHARS, FactExtractor, FactFieldError, RuleFactExtractor
 from deltacore.belief.lexicon import ATTRIBUTES, FIRST_PERSON, canonical_subject, clean, normalise_attribute
 from deltacore.errors import ConfigurationError
 
@@ -104,6 +104,7 @@ class LLMFactExtractor:
         self.prompt = prompt
         self.stats = LLMStats()
         self._lock = threading.Lock()  # prepare() asks from several threads
+        self._found: dict[str, list[FactClaim]] = {}
         self._answers: OrderedDict[tuple[str, str], list[dict[str, Any]] | None] = OrderedDict()
         self._cache_size = cache_size
 
@@ -126,7 +127,18 @@ class LLMFactExtractor:
         prepare = getattr(self.rules, "prepare", None)
         if prepare is not None:
             prepare(events)
-        wanted = list(dict.fromkeys(key for event in events if (key := self._asks(event)) and key not in self._answers))
+        # The rules' claims are kept for claims(), which the belief step calls next for the same
+        # events: the rules run once per event, not once here and again there.
+        self._found = {}
+        for event in events:
+            try:
+                self._found[event.id] = self.rules.claims(event)
+            except FactFieldError:
+                continue  # claims() raises it again, where the belief step reports it
+        wanted = list(dict.fromkeys(
+            key for event in events
+            if event.id in self._found and (key := self._asks(event, self._found[event.id])) and key not in self._answers
+        ))  # fmt: skip
         if not wanted:
             return
         with ThreadPoolExecutor(max_workers=min(self.workers, len(wanted))) as pool:
@@ -134,7 +146,8 @@ class LLMFactExtractor:
                 self._remember(key, answer)
 
     def claims(self, event: Any) -> list[FactClaim]:
-        found = self.rules.claims(event)
+        found = self._found.pop(event.id, None)
+        found = self.rules.claims(event) if found is None else found
         key = self._asks(event, found)
         if key is None:
             return found
@@ -149,7 +162,7 @@ class LLMFactExtractor:
 
     # ---- asking --------------------------------------------------------------------------------
 
-    def _asks(self, event: Any, found: list[FactClaim] | None = None) -> tuple[str, str] | None:
+    def _asks(self, event: Any, found: list[FactClaim]) -> tuple[str, str] | None:
         """The (text, speaker) the model is asked about for ``event``, or None."""
         text = (event.text or "").strip()
         if event.kind not in _TEXT_KINDS or not text or len(text) > MAX_TEXT_CHARS or text.startswith(("{", "[")):
@@ -157,7 +170,6 @@ class LLMFactExtractor:
         if event.kind == "fact" and (event.meta or {}).get("attribute", (event.meta or {}).get("predicate")):
             return None  # explicit fields: the rules read them exactly
         if self.mode == "fill":
-            found = self.rules.claims(event) if found is None else found
             if found:
                 return None
         return text, event.actor or ""
