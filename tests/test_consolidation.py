@@ -234,17 +234,18 @@ def test_forget_erases_merged_items_and_cold_rows_of_the_subject(backend):
             assert b"Quinlan" not in path.read_bytes()
 
 
-def test_forget_of_an_original_also_erases_the_merged_memory(memory):
-    a1 = memory.add("Yuri Brandt prefers the window seat on flights", kind="message")
-    memory.add("Yuri Brandt prefers the window seat on long flights", kind="message")
-    keep = memory.add(DISTINCT[1], kind="message")
-    memory.consolidate("nrem")
-    merged_id = memory.get(a1, latest=True).id
-    memory.forget("Yuri Brandt")
-    with pytest.raises(NotFoundError):
-        memory.get(merged_id)
-    assert keep in live_view(memory)
-    assert memory.consolidate_status().merged_live == 0
+def test_forget_of_an_original_also_erases_the_merged_memory(backend):
+    with backend.open(consolidation=NO_ANCHORS) as memory:
+        a1 = memory.add("Yuri Brandt prefers the window seat on flights", kind="message")
+        memory.add("Yuri Brandt prefers the window seat on long flights", kind="message")
+        keep = memory.add(DISTINCT[1], kind="message")
+        memory.consolidate("nrem")
+        merged_id = memory.get(a1, latest=True).id
+        memory.forget("Yuri Brandt")
+        with pytest.raises(NotFoundError):
+            memory.get(merged_id)
+        assert keep in live_view(memory)
+        assert memory.consolidate_status().merged_live == 0
 
 
 def test_read_only_open_refuses_cycles_and_starts_no_trigger(backend):
@@ -256,7 +257,7 @@ def test_read_only_open_refuses_cycles_and_starts_no_trigger(backend):
 
 
 def test_the_event_trigger_runs_a_cycle_by_itself(backend):
-    policy = {"automatic": True, "trigger_events": 4, "check_seconds": 0.2}
+    policy = {"automatic": True, "trigger_events": 4, "check_seconds": 0.2, **NO_ANCHORS}
     with backend.open(consolidation=policy) as memory:
         base = "the login page shows a blank screen on safari"
         for suffix in ("", " today", " again", " for many users"):
@@ -304,22 +305,24 @@ def test_the_cli_runs_a_cycle_with_progress_and_reports(tmp_path, capsys):
     assert "budget" in capsys.readouterr().err
 
 
-def test_deleting_a_merged_memory_deletes_the_originals_it_hides(memory):
-    a = memory.add("the cdn edge in frankfurt serves the eu traffic", kind="fact")
-    b = memory.add("the cdn edge in frankfurt serves the eu traffic now", kind="fact")
-    memory.consolidate("nrem")
-    merged_id = memory.get(a, latest=True).id
-    result = memory.delete([merged_id])
-    assert set(result.event_ids) == {a, b, merged_id}
-    assert live_view(memory) == {}
-    assert memory.consolidate_status().merged_live == 0
+def test_deleting_a_merged_memory_deletes_the_originals_it_hides(backend):
+    with backend.open(consolidation=NO_ANCHORS) as memory:
+        a = memory.add("the cdn edge in frankfurt serves the eu traffic", kind="fact")
+        b = memory.add("the cdn edge in frankfurt serves the eu traffic now", kind="fact")
+        memory.consolidate("nrem")
+        merged_id = memory.get(a, latest=True).id
+        result = memory.delete([merged_id])
+        assert set(result.event_ids) == {a, b, merged_id}
+        assert live_view(memory) == {}
+        assert memory.consolidate_status().merged_live == 0
 
 
-def test_a_cycle_past_its_budget_stops_and_the_next_one_resumes(memory):
-    memory.add("the backup job writes to the s3 bucket named archive-eu", kind="fact")
-    memory.add("the backup job writes to the s3 bucket named archive-eu now", kind="fact")
-    before = live_view(memory)
-    report = memory.consolidate(budget=0)
-    assert report.timed_out and report.merged == 0 and not report.rolled_back
-    assert live_view(memory) == before
-    assert memory.consolidate(budget=60).merged == 1  # the next cycle picks up what was left
+def test_a_cycle_past_its_budget_stops_and_the_next_one_resumes(backend):
+    with backend.open(consolidation=NO_ANCHORS) as memory:
+        memory.add("the backup job writes to the s3 bucket named archive-eu", kind="fact")
+        memory.add("the backup job writes to the s3 bucket named archive-eu now", kind="fact")
+        before = live_view(memory)
+        report = memory.consolidate(budget=0)
+        assert report.timed_out and report.merged == 0 and not report.rolled_back
+        assert live_view(memory) == before
+        assert memory.consolidate(budget=60).merged == 1  # the next cycle picks up what was left
