@@ -27,11 +27,15 @@ hedges, questions and negations as distractors) and ``fresh6`` (``_truth/fresh6.
 pharmacies, diets, airline seats and look-alike default and backup payment cards, smart-home devices
 in two look-alike flats with connection state, Wi-Fi network and warranty end, the hub app of a
 device type, club venues, shops' opening hours, suppliers and keyholders; voice transcripts, SMS
-shorthand, e-mails with signatures, receipts, telemetry JSON, forms, calendar and to-do items). Arms on the
-same vectors: vector top-k, BM25, hybrid RRF, the newest of the top-20 semantic hits, and
-DeltaCore through its public API.
+shorthand, e-mails with signatures, receipts, telemetry JSON, forms, calendar and to-do items) and
+``fresh7`` (``_truth/fresh7.py``: blind too; a haulage fleet: drivers' home depots, shift patterns, vans
+and look-alike primary and relief routes, yard equipment in two look-alike yards with a status,
+an inspection date and a responsible person, equipment contractors, crews' radio talkgroups, runs'
+departure times, hauliers and lead drivers; rota lines, workshop tickets, status boards, CSV and pipe
+tables, e-mails, "04MAR27" dates). Arms on the same vectors: vector top-k, BM25, hybrid RRF, the
+newest of the top-20 semantic hits, and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all eight sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all nine sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history
@@ -69,8 +73,8 @@ ARMS = ("vector top-k", "BM25", "hybrid RRF", "newest of top-20", "DeltaCore")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--templates", choices=("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "both", "all"),
-                        default="both", help="both = tune + heldout; all = tune + heldout + fresh + fresh2 + fresh3 + fresh4 + fresh5 + fresh6")
+    parser.add_argument("--templates", choices=("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "both", "all"),
+                        default="both", help="both = tune + heldout; all = tune + heldout + fresh + fresh2 + fresh3 + fresh4 + fresh5 + fresh6 + fresh7")
     parser.add_argument("--slots", type=int, default=200, help="fact slots per world")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--embedder", choices=("minilm", "fake"), default="minilm")
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{time.perf_counter() - started:6.0f}s] {message}", file=sys.stderr, flush=True)
 
     anchor = args.anchor or default_anchor()
-    sets = {"both": ("tune", "heldout"), "all": ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")}.get(args.templates, (args.templates,))
+    sets = {"both": ("tune", "heldout"), "all": ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")}.get(args.templates, (args.templates,))
     worlds = [build_world(name, slots, args.seed, anchor) for name in sets]
     progress(f"worlds built: {', '.join(f'{w.template_set} {len(w.statements)} statements' for w in worlds)}")
 

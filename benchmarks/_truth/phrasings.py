@@ -469,3 +469,15 @@ def _add_fresh6() -> None:
 
 
 _add_fresh6()
+
+
+def _add_fresh7() -> None:
+    """The ``fresh7`` set (``_truth/fresh7.py``), likewise."""
+    from _truth import fresh7
+
+    for table, value in ((T, fresh7.T), (TOOLS, fresh7.TOOLS), (TOOL_STAMPS, fresh7.TOOL_STAMP),
+                         (JSON_KEYS, fresh7.JSON_KEYS), (NOISE, fresh7.NOISE), (ATTRIBUTES_BY_SET, fresh7.ATTRIBUTES)):
+        table["fresh7"] = value
+
+
+_add_fresh7()
