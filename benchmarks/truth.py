@@ -65,6 +65,7 @@ import _vector_cache as vector_cache  # noqa: E402
 from _provenance import code_version, command_line, machine, versions  # noqa: E402
 from _truth.arms import DeltaCoreArm, Peers, embedding_texts  # noqa: E402
 from _truth.metrics import TARGETS, arm_metrics, verdicts  # noqa: E402
+from _truth.sets import NAMES as TEMPLATE_SETS  # noqa: E402
 from _truth.world import World, build_world, default_anchor  # noqa: E402
 from locomo import DocumentCache  # noqa: E402
 
@@ -73,8 +74,8 @@ ARMS = ("vector top-k", "BM25", "hybrid RRF", "newest of top-20", "DeltaCore")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--templates", choices=("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "both", "all"),
-                        default="both", help="both = tune + heldout; all = tune + heldout + fresh + fresh2 + fresh3 + fresh4 + fresh5 + fresh6 + fresh7")
+    parser.add_argument("--templates", choices=TEMPLATE_SETS + ("both", "all"),
+                        default="both", help=f"both = tune + heldout; all = {' + '.join(TEMPLATE_SETS)}")
     parser.add_argument("--slots", type=int, default=200, help="fact slots per world")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--embedder", choices=("minilm", "fake"), default="minilm")
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{time.perf_counter() - started:6.0f}s] {message}", file=sys.stderr, flush=True)
 
     anchor = args.anchor or default_anchor()
-    sets = {"both": ("tune", "heldout"), "all": ("tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")}.get(args.templates, (args.templates,))
+    sets = {"both": ("tune", "heldout"), "all": TEMPLATE_SETS}.get(args.templates, (args.templates,))
     worlds = [build_world(name, slots, args.seed, anchor) for name in sets]
     progress(f"worlds built: {', '.join(f'{w.template_set} {len(w.statements)} statements' for w in worlds)}")
 

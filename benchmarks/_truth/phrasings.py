@@ -395,89 +395,17 @@ def with_article(value: str) -> str:
     return f"{'an' if value[:1].lower() in 'aeiou' else 'a'} {value}"
 
 
-def _add_fresh() -> None:
-    """The ``fresh`` set (``_truth/fresh.py``) joins the tables above under its own name."""
-    from _truth import fresh
-
-    T["fresh"] = fresh.T
-    TOOLS["fresh"] = fresh.TOOLS
-    TOOL_STAMPS["fresh"] = fresh.TOOL_STAMP
-    JSON_KEYS["fresh"] = fresh.JSON_KEYS
-    NOISE["fresh"] = fresh.NOISE
-    ATTRIBUTES_BY_SET["fresh"] = fresh.ATTRIBUTES
-
-
 ATTRIBUTES_BY_SET: dict[str, dict[str, str]] = {"tune": ATTRIBUTES, "heldout": ATTRIBUTES}
-_add_fresh()
 
 
-def _add_fresh2() -> None:
-    """The ``fresh2`` set (``_truth/fresh2.py``), likewise."""
-    from _truth import fresh2
+def _add_sets() -> None:
+    """The sets with a module of their own (``_truth/sets.py``) join the tables above under their names."""
+    from _truth.sets import MODULES, name
 
-    for table, value in ((T, fresh2.T), (TOOLS, fresh2.TOOLS), (TOOL_STAMPS, fresh2.TOOL_STAMP),
-                         (JSON_KEYS, fresh2.JSON_KEYS), (NOISE, fresh2.NOISE), (ATTRIBUTES_BY_SET, fresh2.ATTRIBUTES)):
-        table["fresh2"] = value
-
-
-_add_fresh2()
+    for module in MODULES:
+        for table, value in ((T, module.T), (TOOLS, module.TOOLS), (TOOL_STAMPS, module.TOOL_STAMP),
+                             (JSON_KEYS, module.JSON_KEYS), (NOISE, module.NOISE), (ATTRIBUTES_BY_SET, module.ATTRIBUTES)):
+            table[name(module)] = value
 
 
-def _add_fresh3() -> None:
-    """The ``fresh3`` set (``_truth/fresh3.py``), likewise."""
-    from _truth import fresh3
-
-    for table, value in ((T, fresh3.T), (TOOLS, fresh3.TOOLS), (TOOL_STAMPS, fresh3.TOOL_STAMP),
-                         (JSON_KEYS, fresh3.JSON_KEYS), (NOISE, fresh3.NOISE), (ATTRIBUTES_BY_SET, fresh3.ATTRIBUTES)):
-        table["fresh3"] = value
-
-
-_add_fresh3()
-
-
-def _add_fresh4() -> None:
-    """The ``fresh4`` set (``_truth/fresh4.py``), likewise."""
-    from _truth import fresh4
-
-    for table, value in ((T, fresh4.T), (TOOLS, fresh4.TOOLS), (TOOL_STAMPS, fresh4.TOOL_STAMP),
-                         (JSON_KEYS, fresh4.JSON_KEYS), (NOISE, fresh4.NOISE), (ATTRIBUTES_BY_SET, fresh4.ATTRIBUTES)):
-        table["fresh4"] = value
-
-
-_add_fresh4()
-
-
-def _add_fresh5() -> None:
-    """The ``fresh5`` set (``_truth/fresh5.py``), likewise."""
-    from _truth import fresh5
-
-    for table, value in ((T, fresh5.T), (TOOLS, fresh5.TOOLS), (TOOL_STAMPS, fresh5.TOOL_STAMP),
-                         (JSON_KEYS, fresh5.JSON_KEYS), (NOISE, fresh5.NOISE), (ATTRIBUTES_BY_SET, fresh5.ATTRIBUTES)):
-        table["fresh5"] = value
-
-
-_add_fresh5()
-
-
-def _add_fresh6() -> None:
-    """The ``fresh6`` set (``_truth/fresh6.py``), likewise."""
-    from _truth import fresh6
-
-    for table, value in ((T, fresh6.T), (TOOLS, fresh6.TOOLS), (TOOL_STAMPS, fresh6.TOOL_STAMP),
-                         (JSON_KEYS, fresh6.JSON_KEYS), (NOISE, fresh6.NOISE), (ATTRIBUTES_BY_SET, fresh6.ATTRIBUTES)):
-        table["fresh6"] = value
-
-
-_add_fresh6()
-
-
-def _add_fresh7() -> None:
-    """The ``fresh7`` set (``_truth/fresh7.py``), likewise."""
-    from _truth import fresh7
-
-    for table, value in ((T, fresh7.T), (TOOLS, fresh7.TOOLS), (TOOL_STAMPS, fresh7.TOOL_STAMP),
-                         (JSON_KEYS, fresh7.JSON_KEYS), (NOISE, fresh7.NOISE), (ATTRIBUTES_BY_SET, fresh7.ATTRIBUTES)):
-        table["fresh7"] = value
-
-
-_add_fresh7()
+_add_sets()

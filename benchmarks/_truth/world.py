@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from _truth.phrasings import JSON_KEYS, NOISE, OBSERVATIONS, T, TIMES, TOOL_STAMPS, TOOLS, WEATHER, WEEKDAYS, render_json, with_article
-from _truth import fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7
+from _truth import fresh3, fresh4
+from _truth.sets import BLIND, MODULES, name
 from _truth.vocab import VOCABULARIES, Vocabulary
 
 YEAR_DAYS = 365
@@ -30,49 +31,33 @@ NOISE_PER_FACT = 3
 REPORTERS = {
     "tune": (("Priya", "user:priya.ops"), ("Marco", "user:marco.hr"), ("Jun", "user:jun.pm")),
     "heldout": (("Tamsin", "user:tamsin.it"), ("Bodhi", "user:bodhi.people"), ("Lucia", "user:lucia.eng")),
-    "fresh": fresh.REPORTERS,
-    "fresh2": fresh2.REPORTERS,
-    "fresh3": fresh3.REPORTERS,
-    "fresh4": fresh4.REPORTERS,
-    "fresh5": fresh5.REPORTERS,
-    "fresh6": fresh6.REPORTERS,
-    "fresh7": fresh7.REPORTERS,
+    **{name(m): m.REPORTERS for m in MODULES},
 }
 LOW_TRUST = {
     "tune": (("document", "doc:team-wiki-export"), ("document", "doc:onboarding-2024.pdf"), ("peer", "agent:research-assistant")),
     "heldout": (("document", "doc:intranet-snapshot"), ("document", "doc:old-org-chart.xlsx"), ("peer", "agent:triage-helper")),
-    "fresh": fresh.LOW_TRUST,
-    "fresh2": fresh2.LOW_TRUST,
-    "fresh3": fresh3.LOW_TRUST,
-    "fresh4": fresh4.LOW_TRUST,
-    "fresh5": fresh5.LOW_TRUST,
-    "fresh6": fresh6.LOW_TRUST,
-    "fresh7": fresh7.LOW_TRUST,
+    **{name(m): m.LOW_TRUST for m in MODULES},
 }
 SCHEMA = {
     "tune": {"person": ("home_city", "work_city", "employer", "language", "role"), "deployment": ("status", "version", "region"),
              "service": ("owner",), "team": ("oncall",), "project": ("deadline", "lead", "project_status")},
-    "fresh": fresh.SCHEMA,
-    "fresh2": fresh2.SCHEMA,
-    "fresh3": fresh3.SCHEMA,
-    "fresh4": fresh4.SCHEMA,
-    "fresh5": fresh5.SCHEMA,
-    "fresh6": fresh6.SCHEMA,
-    "fresh7": fresh7.SCHEMA,
+    **{name(m): m.SCHEMA for m in MODULES},
 }
-VOCABULARIES["fresh2"], VOCABULARIES["fresh3"], VOCABULARIES["fresh4"] = fresh2.VOCAB, fresh3.VOCAB, fresh4.VOCAB
-VOCABULARIES["fresh5"], VOCABULARIES["fresh6"], VOCABULARIES["fresh7"] = fresh5.VOCAB, fresh6.VOCAB, fresh7.VOCAB
-SALTS = {"fresh": fresh.SEED_SALT, "fresh2": fresh2.SEED_SALT, "fresh3": fresh3.SEED_SALT, "fresh4": fresh4.SEED_SALT,
-         "fresh5": fresh5.SEED_SALT, "fresh6": fresh6.SEED_SALT, "fresh7": fresh7.SEED_SALT}
-PERSON_VALUED = ("oncall", "lead", "sponsor", "champion") + fresh3.PERSON_VALUED + fresh4.PERSON_VALUED + fresh5.PERSON_VALUED + fresh6.PERSON_VALUED + fresh7.PERSON_VALUED
+VOCABULARIES.update({name(m): m.VOCAB for m in MODULES if hasattr(m, "VOCAB")})  # fresh's is vocab.FRESH
+SALTS = {name(m): m.SEED_SALT for m in MODULES}
+PERSON_VALUED = ("oncall", "lead", "sponsor", "champion") + tuple(a for m in BLIND for a in m.PERSON_VALUED)
 """Attributes whose values are the world's people."""
-SELF_EXCLUDED = ("manager", "mentor") + fresh3.SELF_EXCLUDED + fresh4.SELF_EXCLUDED + fresh5.SELF_EXCLUDED + fresh6.SELF_EXCLUDED + fresh7.SELF_EXCLUDED
+SELF_EXCLUDED = ("manager", "mentor") + tuple(a for m in BLIND for a in m.SELF_EXCLUDED)
 """Person-valued attributes of a person that never name the person themself."""
 SCHEMA["heldout"] = SCHEMA["tune"]
 """Which attributes each kind of entity has, per template set."""
-SIBLINGS = {"home_city": "work_city", "work_city": "home_city", **fresh3.SIBLINGS, **fresh4.SIBLINGS, **fresh5.SIBLINGS, **fresh6.SIBLINGS, **fresh7.SIBLINGS}
+SIBLINGS = {"home_city": "work_city", "work_city": "home_city", **{k: v for m in BLIND for k, v in m.SIBLINGS.items()}}
 """Two slots of one person that look alike: an unchanged one sits next to its changed sibling."""
-DATE_FIELDS = {"fresh3": fresh3.date_fields, "fresh4": fresh4.date_fields, "fresh5": fresh5.date_fields, "fresh6": fresh6.date_fields, "fresh7": fresh7.date_fields}
+VERSIONED = ("version",) + tuple(a for m in BLIND for a in m.VERSIONED)
+"""Attributes whose values are versions (spelled per the vocabulary's ``version_style``)."""
+DATED = ("deadline", "launch_date") + tuple(a for m in BLIND for a in m.DATED)
+"""Attributes whose values are future dates (in the vocabulary's ``date_format``)."""
+DATE_FIELDS = {name(m): m.date_fields for m in BLIND}
 """A set's other spellings of ``{date}`` (``{date_iso}``, …)."""
 
 
@@ -266,7 +251,7 @@ class _Builder:
         return []
 
     def _sequence(self, slot: Slot, changes: int) -> list[str]:
-        if slot.attribute in ("version",) + fresh3.VERSIONED + fresh4.VERSIONED + fresh5.VERSIONED + fresh6.VERSIONED + fresh7.VERSIONED:
+        if slot.attribute in VERSIONED:
             if self.vocab.version_style == "firmware":
                 return fresh3.firmware_versions(self.rng, changes + 1)
             if self.vocab.version_style == "revision":
@@ -290,7 +275,7 @@ class _Builder:
                 return out
             build = self.rng.randint(1000, 4000)
             return [f"build {build + i * self.rng.randint(5, 40) + i}" for i in range(changes + 1)]
-        if slot.attribute in ("deadline", "launch_date") + fresh3.DATED + fresh4.DATED + fresh5.DATED + fresh6.DATED + fresh7.DATED:
+        if slot.attribute in DATED:
             day = self.rng.randint(30, 120)
             out = []
             for _ in range(changes + 1):
