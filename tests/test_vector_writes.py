@@ -314,3 +314,59 @@ def test_a_process_that_does_not_own_the_embedded_index_finds_the_owners_pending
         owner.wait(timeout=60)
     with DeltaCore.open(store, embedder=FakeEmbedder()) as memory:
         assert _pending_rows(memory) == 0 and memory.stats().vectors == 4
+
+
+class ThreadRecording(FakeEmbedder):
+    """The fake's vectors; records each text it embeds and the thread that asked."""
+
+    def __init__(self, fail_first_large: bool = False) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self.threads: list[str] = []
+        self.fail_first_large = fail_first_large
+        self._lock = threading.Lock()
+
+    def __call__(self, input: list[str]):
+        with self._lock:
+            if self.fail_first_large and len(input) >= 16:
+                self.fail_first_large = False
+                raise TimeoutError("embedding service timed out")
+            self.texts.extend(input)
+            self.threads.append(threading.current_thread().name)
+        return super().__call__(input)
+
+
+def test_a_large_write_is_embedded_once_while_it_commits(backend) -> None:
+    embedder = ThreadRecording()
+    memory = backend.open(vector_writes="background", embedder=embedder, vector_write_delay_ms=10_000)
+    try:
+        memory.add("a first write checks the embedder against the store")
+        memory.apply_outbox()
+        embedder.texts.clear()
+        embedder.threads.clear()
+        texts = [f"invoice {i} for the walrus account was paid late" for i in range(40)]
+        ids = memory.ingest([{"text": t} for t in texts]).stored
+        memory.apply_outbox()
+        # Embedded by the write's helper thread while the write committed, and only once: the
+        # drain took those vectors instead of asking the embedder again.
+        assert sorted(embedder.texts) == sorted(texts)
+        assert embedder.threads == ["deltacore-embed-ahead_0"]
+        assert memory.stats().vectors == len(ids) + 1
+        assert _semantic_ids(memory, texts[7])[0] == ids[7]
+    finally:
+        memory.close()
+
+
+def test_an_embedding_that_failed_ahead_is_done_by_the_drain(backend) -> None:
+    embedder = ThreadRecording(fail_first_large=True)
+    memory = backend.open(vector_writes="background", embedder=embedder, vector_write_delay_ms=10_000)
+    try:
+        memory.add("a first write checks the embedder against the store")
+        texts = [f"shipment {i} of walnuts left the harbour" for i in range(20)]
+        ids = memory.ingest([{"text": t} for t in texts]).stored
+        memory.apply_outbox()
+        assert memory.stats().vectors == len(ids) + 1
+        assert _semantic_ids(memory, texts[3])[0] == ids[3]
+        assert memory.stats().problems == []  # nothing lost, so nothing to report
+    finally:
+        memory.close()

@@ -158,6 +158,7 @@ class DeltaCore(
             self._after_commit_steps(),
             dedupe=config.dedupe,
             embed_inline=self._embeds_inline,  # engine/vector_writes.py
+            embed_ahead=self._embed_ahead,
         )
         self._init_staged_writes()  # engine/staged_writes.py: ingest(..., staged=True); first, as every public call reads it
         self._retriever = Retriever(

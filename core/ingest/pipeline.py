@@ -78,12 +78,16 @@ class IngestPipeline:
         after_commit: AfterCommitSteps,
         dedupe: str = "occurrence",
         embed_inline: bool | Callable[[], bool] = True,
+        embed_ahead: Callable[[list[tuple[str, str]]], None] | None = None,
     ) -> None:
         self._dedupe = dedupe  # DeltaCoreConfig.dedupe
         # DeltaCoreConfig.vector_writes: "background" commits without vectors; the outbox
         # drain embeds them in batches, so a write costs no embedder call. A callable is asked
         # per write (a process that cannot drain the outbox embeds its writes itself).
         self._embed_inline = embed_inline if callable(embed_inline) else (lambda: embed_inline)
+        # With background vector writes, the write hands its new events' texts to the engine
+        # before its transaction, so their embedding overlaps the write (engine/vector_writes.py).
+        self._embed_ahead = embed_ahead
         self._store = store
         self._gateway = gateway
         self._extractor = extractor
@@ -118,6 +122,10 @@ class IngestPipeline:
         # gateway's verdicts; a blocked event is never embedded nor stored.
         with self._store.reader() as conn:
             fresh = self._unstored(conn, list(batch.items), event_ids, duplicates, replaces)
+            if fresh and self._embed_ahead is not None and not self._embed_inline() and getattr(self._embedder, "checked", True):
+                # Before the gateway scores them: the embedding overlaps the scoring and the
+                # write (a blocked event's vector is simply never taken).
+                self._embed_ahead([(item.event.id, embedding_text(item.event)) for item in fresh])
             screened = self._screen(conn, fresh)
         new = [s for s in screened if not s.blocked]
         blocked = [s for s in screened if s.blocked]
