@@ -12,8 +12,8 @@ semantically too. A crash loses nothing acknowledged: the outbox rows are draine
 open. ``close()`` stops the worker and drains what is left.
 
 Embedding ahead: a write starts embedding its new events on a worker thread as soon as the
-gateway has let them through, while the same write still runs its SQL transaction and the
-belief step; the drain that follows takes those vectors instead of embedding again. The
+gateway has let them through (a blocked event is never embedded), while the same write still
+runs its SQL transaction and the belief step; the drain that follows takes those vectors instead of embedding again. The
 embedder (native code that releases the GIL) and the write's Python work then share the
 machine's cores instead of taking turns. A vector is taken only for the same event and the
 same text; anything else (a failed or unfinished embedding, an event updated meanwhile) is

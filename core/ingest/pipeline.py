@@ -122,13 +122,13 @@ class IngestPipeline:
         # gateway's verdicts; a blocked event is never embedded nor stored.
         with self._store.reader() as conn:
             fresh = self._unstored(conn, list(batch.items), event_ids, duplicates, replaces)
-            if fresh and self._embed_ahead is not None and not self._embed_inline() and getattr(self._embedder, "checked", True):
-                # Before the gateway scores them: the embedding overlaps the scoring and the
-                # write (a blocked event's vector is simply never taken).
-                self._embed_ahead([(item.event.id, embedding_text(item.event)) for item in fresh])
             screened = self._screen(conn, fresh)
         new = [s for s in screened if not s.blocked]
         blocked = [s for s in screened if s.blocked]
+        if new and self._embed_ahead is not None and not self._embed_inline() and getattr(self._embedder, "checked", True):
+            # After the gateway (a blocked event is never embedded), before the transaction: the
+            # embedding overlaps the write and its after-commit steps.
+            self._embed_ahead([(s.event.id, embedding_text(s.event)) for s in new])
         if not new and not blocked:
             _resolve_copies(event_ids, batch.copies, duplicates)
             return IngestResult(event_ids=event_ids, duplicates=duplicates, rejected=list(batch.rejected))
