@@ -350,7 +350,7 @@ def test_a_large_write_is_embedded_once_while_it_commits(backend) -> None:
         # Embedded by the write's helper thread while the write committed, and only once: the
         # drain took those vectors instead of asking the embedder again.
         assert sorted(embedder.texts) == sorted(texts)
-        assert embedder.threads == ["deltacore-embed-ahead_0"]
+        assert set(embedder.threads) == {"deltacore-embed-ahead_0"}  # in chunks, while the gateway scored the rest
         assert memory.stats().vectors == len(ids) + 1
         assert _semantic_ids(memory, texts[7])[0] == ids[7]
     finally:

@@ -12,8 +12,8 @@ semantically too. A crash loses nothing acknowledged: the outbox rows are draine
 open. ``close()`` stops the worker and drains what is left.
 
 Embedding ahead: a write starts embedding its new events on a worker thread as soon as the
-gateway has let them through (a blocked event is never embedded), while the same write still
-runs its SQL transaction and the belief step; the drain that follows takes those vectors instead of embedding again. The
+gateway has let them through, a chunk at a time while it scores the rest (a blocked event is
+never embedded), and goes on with its SQL transaction and the belief step; the drain that follows takes those vectors instead of embedding again. The
 embedder (native code that releases the GIL) and the write's Python work then share the
 machine's cores instead of taking turns. A vector is taken only for the same event and the
 same text; anything else (a failed or unfinished embedding, an event updated meanwhile) is
@@ -63,11 +63,12 @@ class VectorWriteMethods:
         self._ahead_lock = threading.Lock()
         self._ahead_pool = ThreadPoolExecutor(1, thread_name_prefix="deltacore-embed-ahead") if background else None
 
-    def _embed_ahead(self: Any, items: Sequence[tuple[str, str]]) -> None:
-        """Start embedding a write's new events (event id, embedding text) while the write
-        commits; the drain takes the vectors (``_embed_pending``). Only with background writes."""
+    def _embed_ahead(self: Any, items: Sequence[tuple[str, str]], write_size: int) -> None:
+        """Start embedding some of a write's new events (event id, embedding text; the write has
+        ``write_size`` events) while the write goes on; the drain takes the vectors
+        (``_embed_pending``). Only with background writes."""
         pool = self._ahead_pool
-        if pool is None or len(items) < AHEAD_MIN_EVENTS or self._embeds_inline():
+        if pool is None or not items or write_size < AHEAD_MIN_EVENTS or self._embeds_inline():
             return  # a hook's single step: the worker's next drain embeds it with the others'
         texts = [text for _, text in items]
         try:

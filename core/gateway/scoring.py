@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,10 +86,19 @@ class TrustScorer:
         self.policy = policy
         self._store = store  # satisfies deltacore.gateway.screen.TrustReads
 
-    def evaluate(self, conn: Any, items: Sequence[tuple[Event, Admission]], now: float | None = None) -> list[Verdict]:
+    def evaluate(
+        self, conn: Any, items: Sequence[tuple[Event, Admission]], now: float | None = None,
+        on_verdict: Callable[[int, Verdict], None] | None = None,
+    ) -> list[Verdict]:
+        """One verdict per item, in order; ``on_verdict(index, verdict)`` hears each one as soon as
+        it is decided (the write path starts embedding what was let through meanwhile)."""
         policy = self.policy
         if not policy.enabled:
-            return [Verdict(a.trust, TrustAction.ACCEPT, a.namespace) for _, a in items]
+            accepted = [Verdict(a.trust, TrustAction.ACCEPT, a.namespace) for _, a in items]
+            for i, verdict in enumerate(accepted):
+                if on_verdict is not None:
+                    on_verdict(i, verdict)
+            return accepted
         now = time.time() if now is None else now
         sources = self._sources(conn, items)
         registries: dict[str, dict[str, set[str]]] = {}
@@ -111,6 +120,8 @@ class TrustScorer:
                 claim,
             )
             verdicts.append(verdict)
+            if on_verdict is not None:
+                on_verdict(len(verdicts) - 1, verdict)
             if claim is not None and verdict.action is TrustAction.ACCEPT and verdict.namespace is Namespace.TRUSTED:
                 key = (event.tenant, claim[0].lower(), claim[1])
                 batch_claims.setdefault(key, []).append((claim[2], event.source))

@@ -7,7 +7,7 @@ pipeline (``deltacore.gateway.playbook`` says what).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from deltacore.gateway.admission import Admission, Gateway
@@ -41,6 +41,9 @@ class TrustGateway:
     def admit(self, event: Event, channel: Channel | None = None) -> Admission:
         return self._admission.admit(event, channel)
 
-    def screen(self, conn: Any, items: Sequence[tuple[Event, Admission]]) -> list[Verdict]:
-        """One verdict per (event, admission), in order; ``conn`` is a read connection."""
-        return self._scorer.evaluate(conn, items)
+    def screen(
+        self, conn: Any, items: Sequence[tuple[Event, Admission]], on_verdict: Callable[[int, Verdict], None] | None = None
+    ) -> list[Verdict]:
+        """One verdict per (event, admission), in order; ``conn`` is a read connection;
+        ``on_verdict(index, verdict)`` hears each as soon as it is decided."""
+        return self._scorer.evaluate(conn, items, on_verdict=on_verdict)

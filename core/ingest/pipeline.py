@@ -78,7 +78,7 @@ class IngestPipeline:
         after_commit: AfterCommitSteps,
         dedupe: str = "occurrence",
         embed_inline: bool | Callable[[], bool] = True,
-        embed_ahead: Callable[[list[tuple[str, str]]], None] | None = None,
+        embed_ahead: Callable[[list[tuple[str, str]], int], None] | None = None,
     ) -> None:
         self._dedupe = dedupe  # DeltaCoreConfig.dedupe
         # DeltaCoreConfig.vector_writes: "background" commits without vectors; the outbox
@@ -122,13 +122,12 @@ class IngestPipeline:
         # gateway's verdicts; a blocked event is never embedded nor stored.
         with self._store.reader() as conn:
             fresh = self._unstored(conn, list(batch.items), event_ids, duplicates, replaces)
-            screened = self._screen(conn, fresh)
+            ahead = self._ahead_feed(fresh)
+            screened = self._screen(conn, fresh, ahead.on_verdict if ahead is not None else None)
+        if ahead is not None:
+            ahead.flush()
         new = [s for s in screened if not s.blocked]
         blocked = [s for s in screened if s.blocked]
-        if new and self._embed_ahead is not None and not self._embed_inline() and getattr(self._embedder, "checked", True):
-            # After the gateway (a blocked event is never embedded), before the transaction: the
-            # embedding overlaps the write and its after-commit steps.
-            self._embed_ahead([(s.event.id, embedding_text(s.event)) for s in new])
         if not new and not blocked:
             _resolve_copies(event_ids, batch.copies, duplicates)
             return IngestResult(event_ids=event_ids, duplicates=duplicates, rejected=list(batch.rejected))
@@ -222,11 +221,20 @@ class IngestPipeline:
                 duplicates.append(existing)
         return kept
 
-    def _screen(self, conn: Any, items: list[Admitted]) -> list[Screened]:
+    def _screen(self, conn: Any, items: list[Admitted], on_verdict: Callable[[int, Any], None] | None = None) -> list[Screened]:
         if not items:
             return []
-        verdicts = self._gateway.screen(conn, [(item.event, item.admission) for item in items])
+        verdicts = self._gateway.screen(conn, [(item.event, item.admission) for item in items], on_verdict)
         return [Screened(item, verdict) for item, verdict in zip(items, verdicts)]
+
+    def _ahead_feed(self, fresh: list[Admitted]) -> _AheadFeed | None:
+        """With background vector writes, what the gateway lets through is handed to the engine
+        in chunks while the gateway still scores the rest, so the embedding overlaps the scoring,
+        the transaction and the after-commit steps (engine/vector_writes.py); a blocked event is
+        never embedded."""
+        if not fresh or self._embed_ahead is None or self._embed_inline() or not getattr(self._embedder, "checked", True):
+            return None
+        return _AheadFeed(fresh, self._embed_ahead)
 
     def _stored_context(self, conn: Any, new: list[Screened]) -> StoredContext:
         """What the new deltas link to among stored ones: explicit parents, episode tails."""
@@ -280,3 +288,26 @@ def _resolve_copies(event_ids: list[str | None], copies: Sequence[tuple[int, int
         event_ids[index] = event_ids[first]
         if event_ids[index] is not None:
             duplicates.append(event_ids[index])  # type: ignore[arg-type]
+
+
+class _AheadFeed:
+    """Collects the events the gateway lets through and hands them on, a chunk at a time."""
+
+    CHUNK = 32
+
+    def __init__(self, items: list[Admitted], embed_ahead: Callable[[list[tuple[str, str]], int], None]) -> None:
+        self._items, self._embed_ahead = items, embed_ahead
+        self._waiting: list[tuple[str, str]] = []
+
+    def on_verdict(self, index: int, verdict: Any) -> None:
+        if verdict is not None and verdict.action is TrustAction.BLOCK:
+            return
+        event = self._items[index].event
+        self._waiting.append((event.id, embedding_text(event)))
+        if len(self._waiting) >= self.CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._waiting:
+            chunk, self._waiting = self._waiting, []
+            self._embed_ahead(chunk, len(self._items))
