@@ -11,6 +11,7 @@ import sys
 import textwrap
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import create_engine, func, select
@@ -373,8 +374,6 @@ def test_an_embedding_that_failed_ahead_is_done_by_the_drain(backend) -> None:
 
 
 def test_a_blocked_event_in_a_large_write_is_never_embedded(backend) -> None:
-    from datetime import datetime, timedelta, timezone
-
     embedder = ThreadRecording()
     memory = backend.open(vector_writes="background", embedder=embedder, vector_write_delay_ms=10_000)
     try:

@@ -11,14 +11,14 @@ what is pending in the caller's thread, so a query right after an ingest finds t
 semantically too. A crash loses nothing acknowledged: the outbox rows are drained on the next
 open. ``close()`` stops the worker and drains what is left.
 
-Embedding ahead: a write starts embedding its new events on a worker thread as soon as the
-gateway has let them through, a chunk at a time while it scores the rest (a blocked event is
-never embedded), and goes on with its SQL transaction and the belief step; the drain that follows takes those vectors instead of embedding again. The
-embedder (native code that releases the GIL) and the write's Python work then share the
-machine's cores instead of taking turns. A vector is taken only for the same event and the
-same text; anything else (a failed or unfinished embedding, an event updated meanwhile) is
-embedded by the drain as before. Small writes (a hook's step) do not embed ahead: the drain
-batches them into one call.
+Embedding ahead: a write of ``AHEAD_MIN_EVENTS`` or more hands each event the gateway lets
+through to a helper thread, a chunk at a time while the gateway scores the rest (a blocked event
+is never embedded), and goes on with its SQL transaction and the belief step; the drain that
+follows takes those vectors instead of embedding again. The embedder (native code that releases
+the GIL) and the write's Python work then share the machine's cores instead of taking turns. A
+vector is taken only for the same event and the same text; anything else (a failed or unfinished
+embedding, an event updated meanwhile) is embedded by the drain as before. Small writes (a
+hook's step) do not embed ahead: the drain batches them into one call.
 """
 
 from __future__ import annotations
@@ -66,9 +66,9 @@ class VectorWriteMethods:
     def _embed_ahead(self: Any, items: Sequence[tuple[str, str]], write_size: int) -> None:
         """Start embedding some of a write's new events (event id, embedding text; the write has
         ``write_size`` events) while the write goes on; the drain takes the vectors
-        (``_embed_pending``). Only with background writes."""
+        (``_embed_pending``). The write path calls it only when it does not embed inline."""
         pool = self._ahead_pool
-        if pool is None or not items or write_size < AHEAD_MIN_EVENTS or self._embeds_inline():
+        if pool is None or not items or write_size < AHEAD_MIN_EVENTS:
             return  # a hook's single step: the worker's next drain embeds it with the others'
         texts = [text for _, text in items]
         try:
@@ -106,8 +106,6 @@ class VectorWriteMethods:
             except Exception:  # noqa: BLE001 - the embedder failed ahead: the drain asks it again below
                 continue
         missing = [i for i in range(len(rows)) if i not in found]
-        if not found:
-            return self._embedder(texts)
         if missing:
             for i, vector in zip(missing, np.asarray(self._embedder([texts[i] for i in missing]))):
                 found[i] = vector

@@ -95,8 +95,8 @@ class TrustScorer:
         policy = self.policy
         if not policy.enabled:
             accepted = [Verdict(a.trust, TrustAction.ACCEPT, a.namespace) for _, a in items]
-            for i, verdict in enumerate(accepted):
-                if on_verdict is not None:
+            if on_verdict is not None:
+                for i, verdict in enumerate(accepted):
                     on_verdict(i, verdict)
             return accepted
         now = time.time() if now is None else now

@@ -85,8 +85,8 @@ class IngestPipeline:
         # drain embeds them in batches, so a write costs no embedder call. A callable is asked
         # per write (a process that cannot drain the outbox embeds its writes itself).
         self._embed_inline = embed_inline if callable(embed_inline) else (lambda: embed_inline)
-        # With background vector writes, the write hands its new events' texts to the engine
-        # before its transaction, so their embedding overlaps the write (engine/vector_writes.py).
+        # With background vector writes, the write hands the events the gateway lets through to
+        # the engine as it goes, so their embedding overlaps the write (engine/vector_writes.py).
         self._embed_ahead = embed_ahead
         self._store = store
         self._gateway = gateway
