@@ -86,6 +86,18 @@ def test_lexicon_names_are_exact_and_never_joined(minilm):
     assert matcher.join("work city", {"home city"}) is None
 
 
+def test_a_name_said_word_for_word_in_the_lexicons_senses_joins_without_vectors():
+    def broken(texts):
+        raise RuntimeError("model unavailable")
+
+    matcher = SlotMatcher(broken)
+    assert matcher.join("primary route", {"main route", "home city"}) == "main route"
+    assert matcher.join("relief route", {"main route", "backup route"}) == "backup route"
+    # One word in other senses is not enough, and a slot the subject has stays its own.
+    assert matcher.join("relief route", {"main route"}) is None
+    assert matcher.join("backup route", {"backup route", "relief route"}) is None
+
+
 def test_an_embedder_failure_joins_nothing_and_fails_no_write():
     def broken(texts):
         raise RuntimeError("model unavailable")

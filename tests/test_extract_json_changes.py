@@ -59,3 +59,10 @@ def test_a_wrapper_with_a_name_and_where_it_is_names_one_subject():
     assert claims(text) == [("wall display east wing", "update channel", "beta")]
     # A location that is the record's own attribute, outside the wrapper, stays an attribute.
     assert claims('{"person": "Noor", "location": "Ghent"}') == [("noor", "location", "Ghent")]
+
+
+def test_an_asset_tag_that_already_says_where_names_the_place_once():
+    north = claims('{"asset_tag": "North Yard/reach truck", "site": "North Yard", "props": {"responsible_person": "Kerry"}}')
+    south = claims('{"asset_tag": "South Yard/reach truck", "site": "South Yard", "props": {"responsible_person": "Idris"}}')
+    assert north == [("reach truck north yard", "responsible person", "Kerry")]
+    assert south == [("reach truck south yard", "responsible person", "Idris")]

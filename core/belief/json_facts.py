@@ -63,7 +63,13 @@ def record_claims(
         None,
     )
     if place is not None:
-        subject_name = f"{subject_name} ({leaves.pop(place).strip()})"
+        where = leaves.pop(place).strip()
+        # An asset tag that already says where ("North Yard/reach truck", site "North Yard")
+        # names it once: "reach truck (North Yard)".
+        head, _, tail = subject_name.rpartition("/")
+        if head.strip().casefold() == where.casefold() and tail.strip():
+            subject_name = tail.strip()
+        subject_name = f"{subject_name} ({where})"
     subject = canonical_subject(subject_name)
     if subject is None:
         return []

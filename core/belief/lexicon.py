@@ -33,7 +33,7 @@ _ATTRIBUTE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "preferred editor": ("preferred editor", "editor", "favorite editor", "favourite editor", "ide"),
     "preferred database": ("preferred database", "database", "db", "datastore"),
     "job title": ("job title", "title", "role", "position", "job", "occupation"),
-    "status": ("status", "state", "health", "current status"),
+    "status": ("status", "state", "health", "current status", "condition"),
     "location": ("location", "current location", "whereabouts"),
     "email": ("email", "email address", "e-mail", "mail"),
     "phone": ("phone", "phone number", "telephone", "mobile"),
@@ -47,6 +47,21 @@ _ATTRIBUTE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "on call": ("on call", "on-call", "oncall", "on call person", "on-call person"),
     "deadline": ("deadline", "due date", "due"),
     "likes": ("likes", "like", "loves", "enjoys", "interests", "hobbies", "hobby"),
+}
+# Words of a slot's name that say the same thing ("main route" is the "primary route"): whole
+# words only, never a slot's whole name, so "home city" and "work city" stay apart.
+_WORD_SENSES: tuple[tuple[str, ...], ...] = (
+    ("main", "primary", "principal"),
+    ("backup", "relief", "secondary", "standby", "fallback", "reserve"),
+    ("exam", "examination", "inspection"),
+    ("carrier", "haulier", "hauler"),
+)
+WORD_SENSE: dict[str, str] = {word: group[0] for group in _WORD_SENSES for word in group}
+# What a question may call a thing by its kind ("which vehicle does Deniz drive?" of a slot "van"):
+# read on the question side only, since a van and a car are two slots of one person.
+BROADER: dict[str, str] = {
+    "van": "vehicle", "car": "vehicle", "lorry": "vehicle", "truck": "vehicle", "bike": "vehicle",
+    "phone": "number", "mobile": "number",
 }
 MULTI_VALUED = MULTI_VALUED_ATTRIBUTES  # a new value joins the others, never replaces them
 # Attributes only a person has: a deployment does not live anywhere or work for anyone.
@@ -132,7 +147,8 @@ def qualified(folded: str) -> str:
     return " ".join([*rest, envs[0]])
 
 
-_PLACED = re.compile(r"^([a-z][\w-]*(?: [a-z][\w-]*){0,2}) in the ([a-z][\w-]*(?: [a-z][\w-]*){0,2})$")
+_PLACED = re.compile(r"^([a-z][\w-]*(?: [a-z][\w-]*){0,2}) (?:in|on|at) the ([a-z][\w-]*(?: [a-z][\w-]*){0,2})$")
+PLACING_WORDS = frozenset({"in", "on", "at"})
 
 
 def canonical_subject(name: str, actor: str | None = None, user_id: str | None = None) -> str | None:
@@ -148,7 +164,9 @@ def canonical_subject(name: str, actor: str | None = None, user_id: str | None =
         return canonical_subject(user_id) if user_id else "user"
     folded = _ARTICLE.sub("", folded).strip()
     folded = re.sub(r"[()\[\]]", " ", folded)
-    folded = _PLACED.sub(r"\1 \2", folded)  # "the centrifuge in the upstairs lab" is "centrifuge (upstairs lab)"
+    # "the centrifuge in the upstairs lab" and "the reach truck on the North Yard" are named by
+    # where they are: "centrifuge (upstairs lab)".
+    folded = _PLACED.sub(r"\1 \2", folded)
     folded = untyped(qualified(" ".join(folded.split())))
     return folded or None
 

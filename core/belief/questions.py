@@ -8,16 +8,21 @@ the subject's attributes equally, is left to ordinary retrieval.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
+    BROADER,
     ENVIRONMENTS,
     MULTI_VALUED_ATTRIBUTES,
+    PLACING_WORDS,
     TYPE_NOUNS,
+    WORD_SENSE,
     canonical_subject,
 )
+from deltacore.belief.open_slots import value_shape
+from deltacore.belief.slots import FUNCTION_WORDS, content_words
 
 _WORD = re.compile(r"[\w][\w.+#'’-]*", re.UNICODE)
 MAX_SUBJECT_WORDS = 4
@@ -51,10 +56,11 @@ def subject_keys(text: str) -> list[str]:
             key = canonical_subject(" ".join(words[start : start + size]))
             if key and key not in keys:
                 keys.append(key)
-    # A thing named by where it is takes more words: "the fume hood in the upstairs lab".
+    # A thing named by where it is takes more words: "the fume hood in the upstairs lab", "the
+    # reach truck on the North Yard".
     folded = [w.casefold() for w in words]
     for i in range(1, len(words) - 2):
-        if folded[i] != "in" or folded[i + 1] != "the":
+        if folded[i] not in PLACING_WORDS or folded[i + 1] != "the":
             continue
         for start in range(max(0, i - MAX_PLACED_SIDE), i):
             for end in range(i + 3, min(len(words), i + 2 + MAX_PLACED_SIDE) + 1):
@@ -121,12 +127,20 @@ def asked_phrase(text: str, subject: str) -> str:
 
 
 def question_slot(
-    text: str, slots: Iterable[tuple[str, str]], matcher: Any | None = None
+    text: str,
+    slots: Iterable[tuple[str, str]],
+    matcher: Any | None = None,
+    values: Callable[[str], dict[str, str]] | None = None,
 ) -> tuple[str, str] | None:
-    """The one (subject, attribute) among the store's ``slots`` the question asks about. When
-    no cue fits and ``matcher`` (a :class:`~deltacore.belief.slots.SlotMatcher`) is given, the
-    question's own phrase is joined to one of the subject's slots by embedding similarity, with
-    the matcher's threshold and margin: unsure is no slot."""
+    """The one (subject, attribute) among the store's ``slots`` the question asks about.
+
+    A cue or the slot's whole name decides first. When none fits, the question's own words
+    are matched word by word with the subject's slot names (inflections, derivations, the
+    lexicon's senses: "who is responsible for …" names "responsible person"), then by the
+    shape of the value asked for ("when …?" of the one slot holding a date; ``values`` gives
+    a subject's current values), then, with ``matcher`` (a
+    :class:`~deltacore.belief.slots.SlotMatcher`), by embedding similarity with the matcher's
+    threshold and margin. Unsure is no slot."""
     keys = subject_keys(text)
     # A many-valued slot ("likes") has no one value to answer with.
     named = [slot for slot in slots if slot[0] in keys and slot[1] not in MULTI_VALUED_ATTRIBUTES]
@@ -138,7 +152,14 @@ def question_slot(
     fitting = [(attribute_score(text, attribute), (subject, attribute)) for subject, attribute in named]
     fitting = [pair for pair in fitting if pair[0] > 0]
     if not fitting:
-        return _by_meaning(text, named, matcher) if matcher is not None else None
+        subject = _named_subject(named)
+        if subject is None:
+            return None
+        attributes = sorted(a for s, a in named if s == subject)
+        slot = _by_words(text, subject, attributes, values)
+        if slot is None and matcher is not None:
+            slot = _by_meaning(text, subject, attributes, matcher)
+        return (subject, slot) if slot is not None else None
     longest = max(len(slot[0]) for _, slot in fitting)
     scored = sorted((pair for pair in fitting if len(pair[1][0]) == longest), reverse=True)
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
@@ -153,16 +174,108 @@ def value_named(text: str, values: Sequence[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
-def _by_meaning(text: str, named: list[tuple[str, str]], matcher: Any) -> tuple[str, str] | None:
-    """The subject's slot the question's phrase names by embedding similarity (the subject named
-    by most words, so "billing-api staging" before "billing-api")."""
+def _named_subject(named: list[tuple[str, str]]) -> str | None:
+    """The subject named by most words, when only one is ("billing-api staging" before
+    "billing-api")."""
     longest = max(len(subject.split()) for subject, _ in named)
     subjects = {subject for subject, _ in named if len(subject.split()) == longest}
-    if len(subjects) != 1:
-        return None
-    subject = subjects.pop()
+    return subjects.pop() if len(subjects) == 1 else None
+
+
+# The shape of the value a question asks for, by how it asks.
+_WANTS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"\b(?:what|which) time\b|\bat what hour\b", re.I), frozenset({"time"})),
+    (re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day)\b|\bby when\b", re.I), frozenset({"date"})),
+    (re.compile(r"\bwho(?:m|se)?\b", re.I), frozenset({"name"})),
+)
+_CLOCK = re.compile(r"^\d{1,2}[:.h]\d{2}(?:\s*[ap]\.?m\.?)?$", re.I)
+MIN_DERIVED_STEM = 5
+MAX_DERIVED_ENDING = 4
+
+
+def wanted_shapes(text: str) -> frozenset[str]:
+    """What kind of value answers the question ("what time …" a time, "when …" a date, "who …"
+    a name); empty when its wording does not say."""
+    for pattern, shapes in _WANTS:
+        if pattern.search(text):
+            return shapes
+    return frozenset()
+
+
+def answer_shape(value: str) -> str:
+    """A value's shape, with a time of day apart from other numbers."""
+    return "time" if _CLOCK.match(value.strip()) else value_shape(value)
+
+
+def word_fits(slot_word: str, token: str) -> bool:
+    """A question's word names a word of a slot's name: itself, an inflection or a derivation
+    ("depart" / "departure"), one sense in the lexicon ("primary" / "main"), or its kind
+    ("vehicle" of "van")."""
+    if _inflected(slot_word, token) or _inflected(token, slot_word):
+        return True
+    stem = len(_common_prefix(slot_word, token))
+    if stem >= MIN_DERIVED_STEM and max(len(slot_word), len(token)) - stem <= MAX_DERIVED_ENDING:
+        return True
+    if slot_word in WORD_SENSE and WORD_SENSE[slot_word] == WORD_SENSE.get(token):
+        return True
+    return BROADER.get(slot_word) == token
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _by_words(
+    text: str, subject: str, attributes: list[str], values: Callable[[str], dict[str, str]] | None
+) -> str | None:
+    """The subject's slot whose name's words the question says most of (its head noun, or a
+    modifier with a value of the shape asked for); the shape breaks a tie, and alone names a
+    date or time slot when only one has that shape."""
+    tokens = asked_phrase(text, subject).split()
+    wanted = wanted_shapes(text)
+    held = values(subject) if values is not None and wanted else {}
+    shaped = {a for a in attributes if a in held and answer_shape(held[a]) in wanted}
+    said = [w.rstrip(".'’").casefold() for w in _WORD.findall(text)]
+    scored = []
+    for attribute in attributes:
+        words = content_words(attribute).split()
+        matched = [w for w in words if any(word_fits(w, t) for t in tokens)]
+        # A modifier alone ("work" of "work city") names the slot only when the value asked
+        # for has the slot's shape ("who is responsible …" of a "responsible person" named).
+        if not matched or words[-1] not in matched and attribute not in shaped:
+            continue
+        if not _otherwise_qualified(said, words, set(subject.split())):
+            scored.append((len(matched), attribute in shaped, words[-1] in matched, attribute))
+    if scored:
+        scored.sort(reverse=True)
+        if len(scored) > 1 and scored[1][:3] == scored[0][:3]:
+            return None
+        return scored[0][3]
+    if wanted & {"date", "time"} and len(shaped) == 1:
+        return shaped.pop()
+    return None
+
+
+def _otherwise_qualified(said: list[str], words: list[str], subject: set[str]) -> bool:
+    """The question qualifies the slot's head noun with a word the slot's name does not have:
+    "what is Dariusz's primary route?" does not ask for the "backup route"."""
+    for i in range(1, len(said)):
+        if not word_fits(words[-1], said[i]):
+            continue
+        before = said[i - 1]
+        if before in _ASKING or before in FUNCTION_WORDS or before in subject or before.endswith(("'s", "’s")):
+            continue
+        if not any(word_fits(w, before) for w in words):
+            return True
+    return False
+
+
+def _by_meaning(text: str, subject: str, attributes: list[str], matcher: Any) -> str | None:
+    """The subject's slot the question's phrase names by embedding similarity."""
     phrase = asked_phrase(text, subject)
     if not phrase:
         return None
-    slot = matcher.join_predicate(phrase, {a for s, a in named if s == subject})
-    return (subject, slot) if slot is not None else None
+    return matcher.join_predicate(phrase, set(attributes))

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 from deltacore.belief.attributes import PROTOTYPES, head_kinds, phrase_text, unit_rows
-from deltacore.belief.lexicon import ATTRIBUTES
+from deltacore.belief.lexicon import ATTRIBUTES, WORD_SENSE
 
 _LEXICON_NAMES = frozenset(ATTRIBUTES.values())
 _SYNONYMS: dict[str, tuple[str, ...]] = {}
@@ -36,11 +36,13 @@ MIN_PREFIX = 3
 
 
 def _same_word(a: str, b: str) -> bool:
-    """One word, or one a clipped form of the other ("lang" / "language")."""
+    """One word, one a clipped form of the other ("lang" / "language"), or two words of one
+    sense in the curated lexicon ("main" / "primary")."""
     return (
         a == b
         or min(len(a), len(b)) >= MIN_PREFIX
         and (a.startswith(b) or b.startswith(a))
+        or a in WORD_SENSE and WORD_SENSE[a] == WORD_SENSE.get(b)
     )
 
 
@@ -70,6 +72,14 @@ def aligned(a: str, b: str) -> bool:
     left, right = a.split(), b.split()
     return all(any(_same_word(x, y) for y in right) for x in left) and all(
         any(_same_word(x, y) for x in left) for y in right
+    )
+
+
+def synonymous(a: str, b: str) -> bool:
+    """The same words, in the same order, each the word itself or one of its curated senses."""
+    left, right = a.split(), b.split()
+    return len(left) == len(right) and all(
+        x == y or x in WORD_SENSE and WORD_SENSE[x] == WORD_SENSE.get(y) for x, y in zip(left, right)
     )
 
 
@@ -147,8 +157,17 @@ class SlotMatcher:
             return None
         words = lexical or (lambda phrase: phrase)
         text = phrase_text(attribute)
+        known = set(known)
         others = sorted(k for k in known if k != attribute)
-        if not others or not self.prefetch([attribute, *others]):
+        mine = words(text)
+        if not others or not mine:
+            return None
+        # Word for word the same name in the lexicon's senses ("primary route" / "main route"):
+        # no vector needs to agree. A slot the subject has already stays its own.
+        spelled = [k for k in others if synonymous(mine, words(phrase_text(k)))]
+        if len(spelled) == 1 and attribute not in known:
+            return spelled[0]
+        if not self.prefetch([attribute, *others]):
             return None
         with self._lock:
             vector = self._vectors.get(text)
@@ -158,9 +177,6 @@ class SlotMatcher:
         if vector is None:
             return None
         scores: list[tuple[float, str]] = []
-        mine = words(text)
-        if not mine:
-            return None
         kinds = head_kinds(mine)
         for slot, said in phrases.items():
             if kinds is not None and slot in _LEXICON_NAMES and slot not in kinds:

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from deltacore.belief.layer import BeliefLayer
+from deltacore.belief.open_slots import current_values
 from deltacore.belief.questions import question_slot, subject_keys, value_named
 from deltacore.belief.staleness import valid_at
 from deltacore.belief.view import MemoryBelief, memory_beliefs
@@ -84,7 +85,12 @@ class BeliefRanking:
         if not text:
             return None
         store = self._beliefs.store
-        slot = question_slot(text, store.slots_of(conn, criteria.tenant, subject_keys(text)), self._beliefs.slots)
+        slot = question_slot(
+            text,
+            store.slots_of(conn, criteria.tenant, subject_keys(text)),
+            self._beliefs.slots,
+            values=lambda subject: {a: v for (_, a), v in current_values(store.slot_facts(conn, criteria.tenant, [subject], with_events=False)).items()},
+        )
         if slot is None:
             return None
         rows = [r for r in store.facts(conn, criteria.tenant, *slot) if r["status"] != "rejected" and r.get("event_ids")]
