@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from deltacore.belief.aliasing import look_alikes, new_pairs
 from deltacore.belief.attributes import same_slot
+from deltacore.belief.changes import anchored_claims
 from deltacore.belief.extract import (
     FactExtractor,
     FactFieldError,
@@ -160,6 +161,7 @@ class BeliefLayer:
             except FactFieldError as exc:
                 log.warning("event %s states no usable fact: %s", event.id, exc)
                 claims = []
+            claims = anchored_claims(event, claims, lambda keys, t=event.tenant: self._held(conn, t, keys))
             classes = sorted({self.policy.class_of(c.attribute) for c in claims})
             features.setdefault(event.tenant, []).append(event_features(row, classes))
             times.setdefault(event.tenant, []).append(event.ts.timestamp())
@@ -179,6 +181,15 @@ class BeliefLayer:
                 if alarm.since is not None:
                     self._shifts[alarm.tenant] = max(alarm.since, self._shifts.get(alarm.tenant) or 0.0)
         return applied
+
+    def _held(self, conn: Any, tenant: str, keys: list[str]) -> dict[tuple[str, str], list[str]]:
+        """Every value (not rejected) the slots of those of ``keys`` that are known subjects held."""
+        subjects = sorted({subject for subject, _ in self.store.slots_of(conn, tenant, keys)})
+        held: dict[tuple[str, str], list[str]] = {}
+        for row in self.store.slot_facts(conn, tenant, subjects, with_events=False) if subjects else []:
+            if row["status"] != FactStatus.REJECTED:
+                held.setdefault((row["subject"], row["attribute"]), []).append(str(row["value"]))
+        return held
 
     def _apply(self, conn: Any, tenant: str, statements: list[Statement]) -> int:
         statements.sort(key=lambda s: (s.valid_from, s.ts, s.event_id))
