@@ -30,6 +30,8 @@ HELD = {
         ("Reallocation: Denis now has VN73 KXD instead of VN73 KXF.", ("denis", "van", "VN73 KXD")),
         ("Correction: Denis's vehicle is VN73 KXD, not VN73 KXF.", ("denis", "van", "VN73 KXD")),
         ("The night crew has moved from DISPATCH-S to TG-SPARE-9.", ("night crew", "talkgroup", "TG-SPARE-9")),
+        ("Kinross Logistics take over the Dover shuttle from Brennan Haulage this week.", ("dover shuttle", "haulier", "Kinross Logistics")),
+        ("Brennan Haulage handed the Dover shuttle over to Kinross Logistics.", ("dover shuttle", "haulier", "Kinross Logistics")),
     ],
 )
 def test_a_change_is_about_the_slot_holding_its_old_value(text, change):
@@ -43,6 +45,7 @@ def test_a_change_is_about_the_slot_holding_its_old_value(text, change):
         "We might move Shona from Crick DC to Magor depot next year.",  # a wish
         "Denis never moved from VN73 KXF to VN73 KXD.",  # a denial
         "Shona drove from Crick DC to Magor depot with a trailer.",  # a journey, not a transfer
+        "Brennan Haulage handed the Dover shuttle's paperwork to Kinross Logistics.",  # handed, not over
         "Denis is not on nights 21:00-05:30; that's the agency driver.",  # no new value
         "The Dover shuttle moved from 02:15 to 04:20.",  # 02:15 is no value the store holds
         "The Dover shuttle now leaves at Brennan Haulage instead of 03:00.",  # a name for a time

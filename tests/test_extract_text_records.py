@@ -52,3 +52,21 @@ def test_a_ticket_header_opens_the_thing_s_ticket():
 def test_a_dialogue_or_a_question_is_no_record():
     assert text_records("User: I moved to Berlin last week\nAssistant: Congratulations") == []
     assert text_records("Q: where does Anna live?\nA: Berlin") == []
+
+
+def test_a_csv_or_a_bar_separated_table_with_a_header_is_a_table():
+    assert triples("Name,Depot\nNoor,Crick DC\nVera,Magor depot") == [("noor", "depot", "Crick DC"), ("vera", "depot", "Magor depot")]
+    assert triples('Name,Desk\nNoor,"4F, east wing"') == [("noor", "desk", "4F, east wing")]
+    assert triples("Name | Shift\nNoor | weekend relief") == [("noor", "shift", "weekend relief")]
+    # Rows of another width than the header's, or a header of sentences, are no table.
+    assert text_records("Name,Depot\nNoor,Crick DC,extra") == []
+    assert text_records("I went to the shop, then home.\nThen, later, to bed.") == []
+
+
+def test_a_title_line_may_head_a_sheet():
+    assert triples("Staff list\nName,Depot\nNoor,Crick DC") == [("noor", "depot", "Crick DC")]
+    assert triples("Route sheet\nDriver: Noor\nPrimary: R07 Canal side") == [("noor", "primary", "R07 Canal side")]
+
+
+def test_key_value_pairs_on_one_line_between_bars_are_a_record():
+    assert triples("Driver: Noor | Base: Crick DC") == [("noor", "base", "Crick DC")]

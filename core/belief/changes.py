@@ -1,5 +1,5 @@
 """Changes read by the value they replace: "from A to B", "A -> B", "B instead of A", "B (was A)",
-"B, not A".
+"B, not A", "B has taken over … from A", "A handed … over to B".
 
 People write a change in many more ways than a rule per verb can follow ("Shona has transferred
 from Crick DC to Avonmouth hub", "Rota change: Shona goes onto weekend relief (was nights)",
@@ -45,6 +45,9 @@ _SPANS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(rf"(?P<new>{_STOP}+?),?\s+instead\s+of\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
     (re.compile(rf"(?P<new>{_STOP}+?)\s*\((?:was|previously|formerly|not)\s+(?P<old>[^)\n]+)\)", re.I), "", "left"),
     (re.compile(rf"(?P<new>{_STOP}+?),?\s+not\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
+    # A hand-over: "Denis has taken over the night trunk from Shauna", "Shauna handed the truck over to Denis".
+    (re.compile(rf"(?P<new>{_STOP}+?)\s+(?:has\s+|have\s+)?(?:take|takes|took|taken|taking)\s+over\b{_STOP}*?\bfrom\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
+    (re.compile(rf"(?P<old>{_STOP}+?)\s+(?:has\s+|have\s+)?hand(?:s|ed)?\s+(?:over\s+{_STOP}*?|{_STOP}*?\s+over\s+)to\s+(?P<new>{_STOP}+)", re.I), "left", "right"),
 )
 # Words a value never starts with: what stands before it ("now has VN73", "leaves at 04:20").
 _BEFORE_VALUE = frozenset(
@@ -142,13 +145,15 @@ def _dated(value: str) -> str | None:
     return "time" if _CLOCK.match(value) else None
 
 
-def anchored_change(text: str, held: dict[tuple[str, str], list[str]]) -> tuple[str, str, str, str] | None:
+def anchored_change(
+    text: str, held: dict[tuple[str, str], list[str]], changes: list[Change] | None = None
+) -> tuple[str, str, str, str] | None:
     """(subject, attribute, new value, old value) of the one change in ``text`` whose old side is
     a value one of the ``held`` slots has held ((subject, attribute) -> its values, of the
     subjects the text names); None when no slot, or more than one, fits. A value held before
     counts too: a change the store missed must not hide the next one ("A to B", then "B to C")."""
     found = set()
-    for change in changes_in(text):
+    for change in changes if changes is not None else changes_in(text):
         for (subject, attribute), values in held.items():
             for value in values:
                 if not names_old(change, value):
@@ -190,8 +195,11 @@ def anchored_claims(
     text = event.text or ""
     if event.kind not in CHANGE_KINDS or len(text) > MAX_TEXT_CHARS or text.lstrip().startswith("{") or not _MARKED.search(text):
         return claims
+    changes = changes_in(text)
+    if not changes:
+        return claims  # most text: no store lookup
     held = {slot: value for slot, value in held_of(named_subjects(event)).items() if slot[1] not in MULTI_VALUED_ATTRIBUTES}
-    found = anchored_change(text, held) if held else None
+    found = anchored_change(text, held, changes) if held else None
     if found is None:
         return claims
     subject, attribute, new, _old = found

@@ -255,7 +255,7 @@ class RuleFactExtractor:
             return self._json_claims(text, event)
         if event.kind not in ("message", "fact", "observation") or len(text) > MAX_TEXT_CHARS:
             return []
-        if ("\n" in text or "=" in text or text.startswith("[")) and (records := text_records(text)):
+        if ("\n" in text or "=" in text or " | " in text or text.startswith("[")) and (records := text_records(text)):
             return [
                 claim for record, key in records for claim in record_claims(record, event, self._key_attribute, key, "rule:record")
             ]

@@ -18,6 +18,7 @@ read it.
 
 from __future__ import annotations
 
+import csv
 import re
 from typing import Any
 
@@ -26,6 +27,8 @@ from deltacore.belief.phrases import name_phrase
 from deltacore.belief.roles import placed_thing
 
 MAX_RECORD_LINES = 8
+# A column header: a short label, no digits ("Depot", "Next exam", "Reg").
+_LABEL = re.compile(r"^[A-Za-z][A-Za-z _/-]{0,24}$")
 _NAMED = frozenset(ATTRIBUTES.values())
 _KEY_LINE = re.compile(r"^(?P<key>[A-Za-z][\w -]{0,30}?)\s*:\s+(?P<value>\S.{0,80})$")
 _TABLE_LINE = re.compile(r"^\|.*\|$")
@@ -57,12 +60,36 @@ def text_records(text: str) -> list[tuple[dict[str, Any], str]]:
     tables = [i for i, line in enumerate(lines) if _TABLE_LINE.match(line)]
     if len(tables) >= 2:
         return _table([lines[i] for i in tables])
+    # A title line may head a sheet ("Staff list", "Route sheet"): the rest is the record.
+    body = lines[1:] if len(lines) >= 3 and not _separated(lines[0]) else lines
+    if (rows := _delimited(body)) is not None:
+        return _table(rows)
+    if len(body) == 1 and body[0].count(" | ") >= 1:
+        body = [part.strip() for part in body[0].split(" | ")]  # "Driver: Shona | Base: Crick DC"
+    lines = body
     if len(lines) >= 2 and all(_KEY_LINE.match(line) for line in lines):
         record = {m["key"].strip(): m["value"].strip().rstrip(".") for m in map(_KEY_LINE.match, lines) if m}
         first = next(iter(record))
         if len(record) == len(lines) and normalise_attribute(first) not in _NAMED and _names_a_thing(record[first]):
             return [(record, first)]  # "Status: down / Version: 2" names no thing: no record
     return []
+
+
+def _separated(line: str) -> bool:
+    return ":" in line or "|" in line or "," in line
+
+
+def _delimited(lines: list[str]) -> list[str] | None:
+    """A header and rows separated by "|" without the outer bars, or by commas (CSV, a value
+    with a comma quoted), as markdown table rows; None when the lines are not such a table."""
+    if len(lines) < 2:
+        return None
+    for delimiter in ("|", ","):
+        rows = list(csv.reader(lines, delimiter=delimiter, skipinitialspace=True))
+        widths = {len(row) for row in rows}
+        if len(widths) == 1 and widths.pop() >= 2 and all(_LABEL.match(cell.strip()) for cell in rows[0]):
+            return ["| " + " | ".join(cell.strip() for cell in row) + " |" for row in rows]
+    return None
 
 
 def _names_a_thing(value: str) -> bool:
