@@ -107,7 +107,8 @@ DRIVERS = [
     ],
 )
 def test_a_question_names_its_slot_in_its_own_words(question, slot):
-    held = {"responsible person": "Kerry Lockhart", "next thorough exam": "4.3.2027", "status": "in service"}
+    held = {"responsible person": "Kerry Lockhart", "next thorough exam": "4.3.2027", "status": "in service",
+            "planned departure": "04:20", "carrier": "Kinross Logistics"}
     assert question_slot(question, DRIVERS, values=lambda subject: held) == slot
 
 
@@ -155,3 +156,18 @@ def test_a_question_in_its_own_words_gets_the_current_value_first(memory):
     top = memory.query("Who is responsible for the reach truck on the North Yard now?", top_k=5)[0]
     assert top.id == current
     assert [f.value for f in memory.facts("reach truck on the North Yard", "responsible person")] == ["Idris"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why did Gina open her clothing store?",  # a reason, not the slot's value
+        "How did Gina promote her clothing store?",  # a manner
+        "When is Tim attending a book conference?",  # "book" qualifies another noun
+        "When did Gina open her online clothing store?",  # a date, and the slot holds a name
+    ],
+)
+def test_a_question_that_only_mentions_a_slots_name_asks_no_slot(question):
+    slots = [("gina", "online clothes store"), ("tim", "favorite book"), ("tim", "book")]
+    held = {"online clothes store": "Gina's Closet", "favorite book": "Dune", "book": "Dune"}
+    assert question_slot(question, slots, values=lambda subject: held) is None

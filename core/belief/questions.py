@@ -164,7 +164,13 @@ def question_slot(
     scored = sorted((pair for pair in fitting if len(pair[1][0]) == longest), reverse=True)
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
-    return scored[0][1]
+    subject, attribute = scored[0][1]
+    wanted = wanted_shapes(text) & {"date", "time"}
+    if wanted and values is not None:
+        held = values(subject).get(attribute)
+        if held is not None and answer_shape(held) not in wanted:
+            return None  # "when is Tim attending a book conference?" asks no book
+    return subject, attribute
 
 
 def value_named(text: str, values: Sequence[str]) -> str | None:
@@ -189,6 +195,9 @@ _WANTS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\bwho(?:m|se)?\b", re.I), frozenset({"name"})),
 )
 _CLOCK = re.compile(r"^\d{1,2}[:.h]\d{2}(?:\s*[ap]\.?m\.?)?$", re.I)
+# "Why …?", "how did …?": a reason or a manner, not a slot's value ("how many", "how long" may be).
+_ASKS_WHY_OR_HOW = re.compile(r"^\W*(?:why\b|how\b(?!\s+(?:many|much|long|old|often|far)\b))", re.I)
+_VERB_ENDINGS = ("s", "ed", "ing")  # "which haulier runs …": a verb, not a noun, follows the head
 MIN_DERIVED_STEM = 5
 MAX_DERIVED_ENDING = 4
 
@@ -234,18 +243,24 @@ def _by_words(
     """The subject's slot whose name's words the question says most of (its head noun, or a
     modifier with a value of the shape asked for); the shape breaks a tie, and alone names a
     date or time slot when only one has that shape."""
+    if _ASKS_WHY_OR_HOW.search(text):
+        return None  # "why did Gina open her store?" asks no slot's value
     tokens = asked_phrase(text, subject).split()
     wanted = wanted_shapes(text)
     held = values(subject) if values is not None and wanted else {}
     shaped = {a for a in attributes if a in held and answer_shape(held[a]) in wanted}
+    if wanted & {"date", "time"}:
+        # "When did Gina open her store?" asks a date, not the store's name.
+        attributes = [a for a in attributes if a not in held or a in shaped]
     said = [w.rstrip(".'’").casefold() for w in _WORD.findall(text)]
     scored = []
     for attribute in attributes:
         words = content_words(attribute).split()
         matched = [w for w in words if any(word_fits(w, t) for t in tokens)]
-        # A modifier alone ("work" of "work city") names the slot only when the value asked
-        # for has the slot's shape ("who is responsible …" of a "responsible person" named).
-        if not matched or words[-1] not in matched and attribute not in shaped:
+        # Part of a name ("work" of "work city", "departure" of "planned departure") names the
+        # slot only when the value asked for has the slot's shape ("who is responsible …" of a
+        # "responsible person" named, "what time … depart" of a time).
+        if not matched or len(matched) < len(words) and attribute not in shaped:
             continue
         if not _otherwise_qualified(said, words, set(subject.split())):
             scored.append((len(matched), attribute in shaped, words[-1] in matched, attribute))
@@ -260,11 +275,18 @@ def _by_words(
 
 
 def _otherwise_qualified(said: list[str], words: list[str], subject: set[str]) -> bool:
-    """The question qualifies the slot's head noun with a word the slot's name does not have:
-    "what is Dariusz's primary route?" does not ask for the "backup route"."""
+    """The question qualifies the slot's head noun with a word the slot's name does not have
+    ("what is Dariusz's primary route?" does not ask for the "backup route"), or uses it to
+    qualify another noun ("a book conference" is no "favorite book")."""
     for i in range(1, len(said)):
         if not word_fits(words[-1], said[i]):
             continue
+        after = said[i + 1] if i + 1 < len(said) else None
+        if (
+            after is not None and after not in _ASKING and after not in FUNCTION_WORDS and after not in subject
+            and not after.endswith(_VERB_ENDINGS)
+        ):
+            return True  # a noun follows: the head is its modifier ("book conference")
         before = said[i - 1]
         if before in _ASKING or before in FUNCTION_WORDS or before in subject or before.endswith(("'s", "’s")):
             continue
