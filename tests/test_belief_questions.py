@@ -171,3 +171,10 @@ def test_a_question_that_only_mentions_a_slots_name_asks_no_slot(question):
     slots = [("gina", "online clothes store"), ("tim", "favorite book"), ("tim", "book")]
     held = {"online clothes store": "Gina's Closet", "favorite book": "Dune", "book": "Dune"}
     assert question_slot(question, slots, values=lambda subject: held) is None
+
+
+def test_a_question_about_a_kind_of_thing_in_the_plural_names_its_slot():
+    slots = [("reach truck", "contractor"), ("reach truck north yard", "status")]
+    assert question_slot("Which contractor maintains the reach trucks now?", slots) == ("reach truck", "contractor")
+    assert "reach truck" in subject_keys("Who services our reach trucks?")
+    assert "bus" in subject_keys("Which depot is the bus at?")  # no singular of a word ending in -us

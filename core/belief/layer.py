@@ -155,13 +155,19 @@ class BeliefLayer:
         by_tenant: dict[str, list[Statement]] = {}
         features: dict[str, list[list[str]]] = {}
         times: dict[str, list[float]] = {}
+        # What earlier events of this batch stated: a change later in the batch may name it.
+        stated: dict[str, dict[tuple[str, str], list[str]]] = {}
         for row, event in zip(rows, events):
             try:
                 claims = self.extractor.claims(event)
             except FactFieldError as exc:
                 log.warning("event %s states no usable fact: %s", event.id, exc)
                 claims = []
-            claims = anchored_claims(event, claims, lambda keys, t=event.tenant: self._held(conn, t, keys))
+            said = stated.setdefault(event.tenant, {})
+            claims = anchored_claims(event, claims, lambda keys, t=event.tenant, said=said: self._held(conn, t, keys, said))
+            for claim in claims:
+                if not claim.open_predicate:
+                    said.setdefault((claim.subject, claim.attribute), []).append(claim.value)
             classes = sorted({self.policy.class_of(c.attribute) for c in claims})
             features.setdefault(event.tenant, []).append(event_features(row, classes))
             times.setdefault(event.tenant, []).append(event.ts.timestamp())
@@ -182,13 +188,20 @@ class BeliefLayer:
                     self._shifts[alarm.tenant] = max(alarm.since, self._shifts.get(alarm.tenant) or 0.0)
         return applied
 
-    def _held(self, conn: Any, tenant: str, keys: list[str]) -> dict[tuple[str, str], list[str]]:
-        """Every value (not rejected) the slots of those of ``keys`` that are known subjects held."""
+    def _held(
+        self, conn: Any, tenant: str, keys: list[str], said: dict[tuple[str, str], list[str]]
+    ) -> dict[tuple[str, str], list[str]]:
+        """Every value (not rejected) the slots of those of ``keys`` that are known subjects held,
+        in the store or as ``said`` by earlier events of the batch."""
         subjects = sorted({subject for subject, _ in self.store.slots_of(conn, tenant, keys)})
         held: dict[tuple[str, str], list[str]] = {}
         for row in self.store.slot_facts(conn, tenant, subjects, with_events=False) if subjects else []:
             if row["status"] != FactStatus.REJECTED:
                 held.setdefault((row["subject"], row["attribute"]), []).append(str(row["value"]))
+        wanted = set(keys)
+        for slot, values in said.items():
+            if slot[0] in wanted:
+                held.setdefault(slot, []).extend(values)
         return held
 
     def _apply(self, conn: Any, tenant: str, statements: list[Statement]) -> int:

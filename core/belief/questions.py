@@ -67,6 +67,11 @@ def subject_keys(text: str) -> list[str]:
                 key = canonical_subject(" ".join(words[start:end]))
                 if key and key not in keys:
                     keys.append(key)
+    # "Which contractor maintains the reach trucks?" asks about the kind of thing, "reach truck".
+    for key in list(keys):
+        singular = _singular(key)
+        if singular != key and singular not in keys:
+            keys.append(singular)
     # One environment named anywhere qualifies the subject ("which version of billing-api runs
     # in production?" asks about "billing-api production", however many words sit between).
     envs = {ENVIRONMENTS[w.casefold()] for w in words if w.casefold() in ENVIRONMENTS}
@@ -78,6 +83,15 @@ def subject_keys(text: str) -> list[str]:
                 if qualified and qualified not in keys:
                     keys.append(qualified)
     return keys
+
+
+def _singular(key: str) -> str:
+    """The key with its last word in the singular ("reach trucks" → "reach truck")."""
+    head, _, last = key.rpartition(" ")
+    if len(last) <= MIN_STEM or not last.endswith("s") or last.endswith(("ss", "us", "is")):
+        return key
+    one = last[:-2] if last.endswith(("ches", "shes", "xes", "sses")) else last[:-1]
+    return f"{head} {one}".strip()
 
 
 def attribute_score(text: str, attribute: str) -> int:
