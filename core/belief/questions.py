@@ -204,7 +204,9 @@ def _named_subject(named: list[tuple[str, str]]) -> str | None:
 
 # The shape of the value a question asks for, by how it asks.
 _WANTS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"\b(?:what|which) time\b|\bat what hour\b", re.I), frozenset({"time"})),
+    # "what time does it leave?", not "which time zone is she in?"
+    (re.compile(r"\b(?:what|which) time\s+(?:does|do|did|is|are|was|were|will|should|has|have)\b|\bat what (?:time|hour)\b", re.I),
+     frozenset({"time"})),
     (re.compile(r"\bwhen\b|\b(?:what|which) (?:date|day)\b|\bby when\b", re.I), frozenset({"date"})),
     (re.compile(r"\bwho(?:m|se)?\b", re.I), frozenset({"name"})),
 )
@@ -271,10 +273,9 @@ def _by_words(
     for attribute in attributes:
         words = content_words(attribute).split()
         matched = [w for w in words if any(word_fits(w, t) for t in tokens)]
-        # Part of a name ("work" of "work city", "departure" of "planned departure") names the
-        # slot only when the value asked for has the slot's shape ("who is responsible …" of a
-        # "responsible person" named, "what time … depart" of a time).
-        if not matched or len(matched) < len(words) and attribute not in shaped:
+        # A modifier alone ("work" of "work city") names the slot only when the value asked
+        # for has the slot's shape ("who is responsible …" of a "responsible person" named).
+        if not matched or words[-1] not in matched and attribute not in shaped:
             continue
         if not _otherwise_qualified(said, words, set(subject.split())):
             scored.append((len(matched), attribute in shaped, words[-1] in matched, attribute))
