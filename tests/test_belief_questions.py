@@ -173,6 +173,21 @@ def test_a_question_that_only_mentions_a_slots_name_asks_no_slot(question):
     assert question_slot(question, slots, values=lambda subject: held) is None
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What books has Tim read?",  # many books; the slot holds one
+        "What did Gina find for her online clothing store?",  # the store is not what is asked
+        "What book did Tim get in Italy that inspired him to cook?",  # the head alone, among other words
+    ],
+)
+def test_a_slots_name_said_as_something_else_is_no_slot(question):
+    slots = [("gina", "online clothes store"), ("tim", "favorite book")]
+    held = {"online clothes store": "Gina's Closet", "favorite book": "Dune"}
+    assert question_slot(question, slots, values=lambda subject: held) is None
+    assert question_slot("What is Tim's favorite book now?", slots, values=lambda subject: held) == ("tim", "favorite book")
+
+
 def test_a_question_about_a_kind_of_thing_in_the_plural_names_its_slot():
     slots = [("reach truck", "contractor"), ("reach truck north yard", "status")]
     assert question_slot("Which contractor maintains the reach trucks now?", slots) == ("reach truck", "contractor")

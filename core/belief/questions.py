@@ -214,6 +214,7 @@ _CLOCK = re.compile(r"^\d{1,2}[:.h]\d{2}(?:\s*[ap]\.?m\.?)?$", re.I)
 # "Why …?", "how did …?": a reason or a manner, not a slot's value ("how many", "how long" may be).
 _ASKS_WHY_OR_HOW = re.compile(r"^\W*(?:why\b|how\b(?!\s+(?:many|much|long|old|often|far)\b))", re.I)
 _VERB_ENDINGS = ("s", "ed", "ing")  # "which haulier runs …": a verb, not a noun, follows the head
+MAX_OTHER_WORDS = 1
 MIN_DERIVED_STEM = 5
 MAX_DERIVED_ENDING = 4
 
@@ -277,6 +278,13 @@ def _by_words(
         # for has the slot's shape ("who is responsible …" of a "responsible person" named).
         if not matched or words[-1] not in matched and attribute not in shaped:
             continue
+        # The head noun alone, among a question's other words, is a mention, not the question:
+        # "what book did Tim get in Italy?" does not ask for his "favorite book".
+        others = [t for t in tokens if not any(word_fits(w, t) for w in words)]
+        if len(matched) == 1 < len(words) and attribute not in shaped and len(others) > MAX_OTHER_WORDS:
+            continue
+        if attribute not in shaped and _not_what_is_asked(said, words):
+            continue
         if not _otherwise_qualified(said, words, set(subject.split())):
             scored.append((len(matched), attribute in shaped, words[-1] in matched, attribute))
     if scored:
@@ -287,6 +295,26 @@ def _by_words(
     if wanted & {"date", "time"} and len(shaped) == 1:
         return shaped.pop()
     return None
+
+
+_PREPOSITIONS = frozenset({"for", "about", "with", "to", "from", "into", "at", "of"})
+_DETERMINERS = frozenset({"the", "a", "an", "his", "her", "their", "my", "our", "its", "your", "this", "that"})
+
+
+def _not_what_is_asked(said: list[str], words: list[str]) -> bool:
+    """The slot's name is said, but not as what the question asks for: in the plural ("what
+    books has Tim read?" asks for many, a slot holds one) or after a preposition ("what did Gina
+    find for her clothing store?")."""
+    for i, token in enumerate(said):
+        if not any(word_fits(w, token) for w in words):
+            continue
+        if token != words[-1] and token in (words[-1] + "s", words[-1] + "es"):
+            return True
+        j = i - 1
+        while j >= 0 and (said[j] in _DETERMINERS or any(word_fits(w, said[j]) for w in words)):
+            j -= 1
+        return j >= 0 and said[j] in _PREPOSITIONS
+    return False
 
 
 def _otherwise_qualified(said: list[str], words: list[str], subject: set[str]) -> bool:
