@@ -92,14 +92,14 @@ def test_a_change_a_rule_files_under_another_slot_goes_to_the_slot_holding_the_o
     assert memory.facts("night crew", "home city") == []
 
 
-def test_a_change_may_name_a_value_stated_earlier_in_the_same_write(memory):
-    result = memory.ingest(
-        [
-            {"text": "The night crew's talkgroup is DISPATCH-S.", "ts": NOW - timedelta(days=20), "source": "user:ops"},
-            {"text": "Heads up, night crew switch your handsets to TG-SPARE-9 (not DISPATCH-S).",
-             "ts": NOW - timedelta(days=1), "source": "user:ops"},
-        ]
-    )
+@pytest.mark.parametrize("listed", ["in time order", "newest first"])
+def test_a_change_may_name_a_value_stated_earlier_in_the_same_write(memory, listed):
+    events = [
+        {"text": "The night crew's talkgroup is DISPATCH-S.", "ts": NOW - timedelta(days=20), "source": "user:ops"},
+        {"text": "Heads up, night crew switch your handsets to TG-SPARE-9 (not DISPATCH-S).",
+         "ts": NOW - timedelta(days=1), "source": "user:ops"},
+    ]
+    result = memory.ingest(events if listed == "in time order" else events[::-1])
     assert result.ok
     assert [(f.value, f.status) for f in memory.history("night crew", "talkgroup")] == [
         ("DISPATCH-S", FactStatus.SUPERSEDED), ("TG-SPARE-9", FactStatus.CURRENT)

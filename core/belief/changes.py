@@ -28,8 +28,7 @@ from typing import Any
 from deltacore.belief.claims import FactClaim
 from deltacore.belief.extract import MAX_TEXT_CHARS
 from deltacore.belief.lexicon import FIRST_PERSON, MULTI_VALUED_ATTRIBUTES, canonical_subject, value_key
-from deltacore.belief.open_slots import value_shape
-from deltacore.belief.questions import subject_keys
+from deltacore.belief.questions import answer_shape, subject_keys
 
 # A span stops at a clause break; a colon inside a time ("04:20") is no break.
 _STOP = r"(?:[^:;,!?\n()]|:(?=\d))"
@@ -71,7 +70,6 @@ _HEDGED = re.compile(
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:not|never|no longer)\b|n't\b|n’t\b", re.IGNORECASE)
-_CLOCK = re.compile(r"^\d{1,2}[:.h]\d{2}(?:\s*[ap]\.?m\.?)?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -139,10 +137,8 @@ def new_value(change: Change, old: str) -> str | None:
 def _dated(value: str) -> str | None:
     """A date or a time of day for a date or a time (a code may follow a name: "DISPATCH-S" ->
     "TG-SPARE-9")."""
-    shape = value_shape(value)
-    if shape == "date":
-        return shape
-    return "time" if _CLOCK.match(value) else None
+    shape = answer_shape(value)
+    return shape if shape in ("date", "time") else None
 
 
 def anchored_change(

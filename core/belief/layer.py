@@ -147,6 +147,10 @@ class BeliefLayer:
         if not stored_ids:
             return 0
         rows = [r for r in self.store.stored_events(conn, stored_ids) if r["namespace"] != "quarantine"]
+        # In time order, then as written: a change later in the batch may name what an earlier
+        # event stated (the store returns rows in no particular order).
+        written = {event_id: i for i, event_id in enumerate(stored_ids)}
+        rows.sort(key=lambda r: (float(r["ts"]), written.get(r["id"], 0)))
         # Quarantined events are never retrieved, so never believed (a release can re-derive them).
         events = [StoredEvent.from_row(row) for row in rows]
         prepare = getattr(self.extractor, "prepare", None)
