@@ -104,3 +104,9 @@ def test_a_change_may_name_a_value_stated_earlier_in_the_same_write(memory, list
     assert [(f.value, f.status) for f in memory.history("night crew", "talkgroup")] == [
         ("DISPATCH-S", FactStatus.SUPERSEDED), ("TG-SPARE-9", FactStatus.CURRENT)
     ]
+
+
+def test_a_hand_over_in_a_write_changes_the_slot(memory):
+    memory.add("The Dover shuttle's lead driver is Shauna.", ts=NOW - timedelta(days=19), source="user:ops")
+    memory.add("Shauna handed the Dover shuttle over to Denis today.", ts=NOW - timedelta(days=1), source="user:ops")
+    assert [f.value for f in memory.facts("Dover shuttle")] == ["Denis"]
