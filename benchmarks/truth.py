@@ -32,15 +32,19 @@ shorthand, e-mails with signatures, receipts, telemetry JSON, forms, calendar an
 and look-alike primary and relief routes, yard equipment in two look-alike yards with a status,
 an inspection date and a responsible person, equipment contractors, crews' radio talkgroups, runs'
 departure times, hauliers and lead drivers; rota lines, workshop tickets, status boards, CSV and pipe
-tables, e-mails, "04MAR27" dates) and ``fresh8`` (``_truth/fresh8.py``: blind too; a hospital: resident
+tables, e-mails, "04MAR27" dates), ``fresh8`` (``_truth/fresh8.py``: blind too; a hospital: resident
 doctors' ward placements, rota patterns, bleeps and look-alike clinical and educational supervisors,
 medical devices on two look-alike wards with a status, a software version and a maintenance due
 date, device vendors, hospital teams' bleeps and extensions, clinics' start times, rooms and lead
 clinicians; handover lists, EHR-style audit lines, eRoster, EBME and switchboard notices, FHIR-like
-tool results, "04-03-2027", "4/3/27" and "20270304" dates). Arms on the same vectors: vector top-k,
+tool results, "04-03-2027", "4/3/27" and "20270304" dates) and ``fresh9`` (``_truth/fresh9.py``: blind
+too; a TV soap's production office: cast members' dressing rooms, agents, contract ends and
+look-alike stand-ins and stunt doubles, kit on two look-alike stages with a status, a rig position
+and an operator, hire companies, departments' bases, episodes' directors, TX dates and edit
+suites). Arms on the same vectors: vector top-k,
 BM25, hybrid RRF, the newest of the top-20 semantic hits, and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all ten sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all eleven sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history
