@@ -7,6 +7,7 @@ the subject's attributes equally, is left to ordinary retrieval.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -239,19 +240,12 @@ def word_fits(slot_word: str, token: str) -> bool:
     ("vehicle" of "van")."""
     if _inflected(slot_word, token) or _inflected(token, slot_word):
         return True
-    stem = len(_common_prefix(slot_word, token))
+    stem = len(os.path.commonprefix([slot_word, token]))
     if stem >= MIN_DERIVED_STEM and max(len(slot_word), len(token)) - stem <= MAX_DERIVED_ENDING:
         return True
     if slot_word in WORD_SENSE and WORD_SENSE[slot_word] == WORD_SENSE.get(token):
         return True
     return BROADER.get(slot_word) == token
-
-
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
 
 
 def _by_words(
