@@ -41,10 +41,15 @@ tool results, "04-03-2027", "4/3/27" and "20270304" dates) and ``fresh9`` (``_tr
 too; a TV soap's production office: cast members' dressing rooms, agents, contract ends and
 look-alike stand-ins and stunt doubles, kit on two look-alike stages with a status, a rig position
 and an operator, hire companies, departments' bases, episodes' directors, TX dates and edit
-suites). Arms on the same vectors: vector top-k,
+suites) and ``fresh10`` (``_truth/fresh10.py``: blind too; a hotel group's operations: apprentices'
+home properties, shift patterns, appraisal dates and look-alike workplace buddies and college
+assessors, guest outlets at two look-alike city-centre hotels with a status, opening hours and an
+outlet manager, the companies running outlet types as concessions, departments' heads, booked
+functions' dates, function rooms and events coordinators; staff lists, duty logs, BEOs, compendium
+revisions, "04-MAR-27" and "04/03/2027" dates). Arms on the same vectors: vector top-k,
 BM25, hybrid RRF, the newest of the top-20 semantic hits, and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all eleven sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all twelve sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history
