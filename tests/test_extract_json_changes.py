@@ -66,3 +66,47 @@ def test_an_asset_tag_that_already_says_where_names_the_place_once():
     south = claims('{"asset_tag": "South Yard/reach truck", "site": "South Yard", "props": {"responsible_person": "Idris"}}')
     assert north == [("reach truck north yard", "responsible person", "Kerry")]
     assert south == [("reach truck south yard", "responsible person", "Idris")]
+
+
+def test_a_listing_states_each_listed_records_facts():
+    rota = '{"week": "current", "drivers": [{"name": "Shona", "shift": "nights"}, {"name": "Deniz", "shift": "earlies"}], "retrieved": "19-Dec-2025 09:13 UTC"}'
+    assert claims(rota) == [("shona", "shift", "nights"), ("deniz", "shift", "earlies")]
+    # A search's hits are about their first field when no key names them.
+    hits = '{"hits": 1, "results": [{"equipment_class": "reach truck", "maintenance_contractor": "Apex Dock Systems"}]}'
+    assert claims(hits) == [("reach truck", "maintenance contractor", "Apex Dock Systems")]
+    assert claims('[{"name": "Iris", "office": "Austin"}]') == [("iris", "work city", "Austin")]
+
+
+def test_a_listed_record_is_read_when_its_listing_was():
+    event = SimpleNamespace(
+        text='{"drivers": [{"name": "Shona", "shift": "nights"}], "retrieved": "2026-03-01T09:00:00Z"}',
+        kind="tool_result", actor="sync", user_id=None, meta={}, confidence=1.0, ts=TS,
+    )
+    (claim,) = EXTRACTOR.claims(event)
+    assert claim.valid_from == datetime(2026, 3, 1, 9, tzinfo=timezone.utc).timestamp()
+
+
+def test_a_form_states_its_respondents_answers():
+    form = '{"form": "Household profile", "respondent": "Cian", "answers": [{"question": "seat", "answer": "aisle"}]}'
+    assert claims(form) == [("cian", "seat", "aisle")]
+
+
+def test_a_sheets_row_is_about_its_first_field_not_the_sheet():
+    row = '{"sheet": "Shops", "row": {"shop": "Saltbox Deli", "keyholder": "Matei"}, "observed": "2025-12-15T09:08:00.000Z"}'
+    assert claims(row) == [("saltbox deli", "keyholder", "Matei")]
+
+
+def test_a_record_that_opens_with_a_name_is_about_it_not_about_a_nested_name():
+    card = '{"initiative": "Bluebird", "card": {"champion_name": "Brams"}, "as_at": "03.12.2025 09:49"}'
+    assert claims(card) == [("bluebird", "champion name", "Brams")]
+    # A name under the record's own header still names it.
+    contact = '{"record": {"kind": "contact", "display_name": "Iris"}, "fields": {"office_site": "Austin"}}'
+    assert ("iris", "office site", "Austin") in claims(contact)
+
+
+def test_a_flat_record_read_at_a_time_is_about_its_first_field():
+    assert claims('{"site": "Old Mill office", "fire_warden": "Tarek", "polled": "20251210T0925Z"}') == [
+        ("old mill", "fire warden", "Tarek")  # "office" is the kind of thing, not its name
+    ]
+    # Without a time it could be anything: no fact.
+    assert claims('{"result": "Success", "count": "3"}') == []

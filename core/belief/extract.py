@@ -251,7 +251,7 @@ class RuleFactExtractor:
                           float(event.confidence), "explicit", valid_from)
             ]
         text = event.text or ""
-        if event.kind in ("tool_result", "observation") and text.lstrip().startswith("{"):
+        if event.kind in ("tool_result", "observation") and text.lstrip().startswith(("{", "[")):
             return self._json_claims(text, event)
         if event.kind not in ("message", "fact", "observation") or len(text) > MAX_TEXT_CHARS:
             return []

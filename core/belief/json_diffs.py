@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 # Keys that name the attribute of one record of a change or attribute list.
-PAIR_NAMES = ("name", "field", "key", "attribute", "attr", "property", "prop")
+# A form's answers are pairs too: {"question": "seat", "answer": "aisle"}.
+PAIR_NAMES = ("name", "field", "key", "attribute", "attr", "property", "prop", "question")
 # Keys whose value is the attribute's value (now), and keys of the value it replaced.
-NEW_SIDES = ("value", "val", "now", "new", "new_value", "after", "to", "current")
+NEW_SIDES = ("value", "val", "now", "new", "new_value", "after", "to", "current", "answer")
 OLD_SIDES = ("old", "old_value", "before", "from", "was", "previous", "prev")
 MAX_PAIR_KEYS = 4
 

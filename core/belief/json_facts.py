@@ -15,30 +15,50 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deltacore.belief.claims import FactClaim, timestamp_of
-from deltacore.belief.json_diffs import PAIR_NAMES, new_side, pair
+from deltacore.belief.json_diffs import NEW_SIDES, OLD_SIDES, PAIR_NAMES, new_side, pair
 from deltacore.belief.lexicon import ATTRIBUTES, ENVIRONMENTS, canonical_subject, clean
 
 MAX_JSON_FIELDS = 20
+# A listing longer than this is a report, not a set of records to remember field by field.
+MAX_LISTED = 10
 
 
 def json_claims(text: str, event: Any, attribute_of: Callable[[str], str]) -> list[FactClaim]:
-    """Facts of a tool result that is a JSON object about an identified entity."""
+    """Facts of a tool result that is a JSON object about an identified entity, or that lists
+    such records (a search's ``{"results": [{…}, …]}``, a rota's ``{"drivers": [{…}]}``, a bare
+    array): each listed record states its own subject's facts, read when the wrapper says."""
     try:
         data = json.loads(text)
     except ValueError:
         return []
+    if isinstance(data, list):
+        data = {"": data}
     if not isinstance(data, dict):
         return []
-    return record_claims(data, event, attribute_of)
+    found = record_claims(data, event, attribute_of)
+    read_at = _read_time({k: v for k, v in data.items() if not isinstance(v, (dict, list))})
+    items = [item for value in data.values() if isinstance(value, list) for item in value[:MAX_LISTED] if isinstance(item, dict)]
+    rows = [value for value in data.values() if isinstance(value, dict)]
+    only_where_and_when = all(_key(k) in _SOURCE_KEYS or _key(k) in _TIME_KEYS or stamp_of(v) for k, v in data.items() if not isinstance(v, dict))
+    if not found and not items and len(rows) == 1 and only_where_and_when:
+        # A sheet's or a database's row under its own key: {"sheet": "Shops", "row": {"shop": …}}.
+        items = rows
+    if items and not any(_pair_like(item) for item in items):
+        for item in items:
+            found += record_claims(item, event, attribute_of, listed=True, read_at=read_at)
+    return found[: MAX_JSON_FIELDS * 2]
 
 
 def record_claims(
-    data: dict[str, Any], event: Any, attribute_of: Callable[[str], str], identity: str | None = None, method: str = "tool_result"
+    data: dict[str, Any], event: Any, attribute_of: Callable[[str], str], identity: str | None = None, method: str = "tool_result",
+    *, listed: bool = False, read_at: float | None = None,
 ) -> list[FactClaim]:
     """Facts of one record about an identified entity (a JSON object, or a record written as
-    text: ``identity`` then names the key of its subject)."""
+    text: ``identity`` then names the key of its subject). A ``listed`` record (one row of a
+    list) is about its first field when nothing else names it, as a table's row is; ``read_at``
+    is when the list it came in was read."""
     leaves = _leaves(data)
-    identity = identity if identity in leaves else _identity(leaves)
+    identity = identity if identity in leaves else _identity(leaves, listed)
     if identity is None:
         return []
     leaves = _top_level_pair(leaves, identity)
@@ -74,12 +94,7 @@ def record_claims(
     if subject is None:
         return []
     reference = event.ts.timestamp()
-    valid_from = next(
-        (t for t in (timestamp_of(v) for k, v in leaves.items() if _key(k) in _TIME_KEYS) if t),
-        None,
-    )
-    if valid_from is None:
-        valid_from = next((t for t in (stamp_of(v) for v in leaves.values()) if t), None)
+    valid_from = _read_time(leaves) or read_at
     found = []
     for key, value in leaves.items():
         name = _key(key)
@@ -101,6 +116,21 @@ def record_claims(
             break
     return found
 
+
+
+def _pair_like(item: dict[str, Any]) -> bool:
+    """An item of an attribute or change list ({"attr": "gym", "old": "A"}), read by ``_leaves``
+    or not at all, never as a record of its own."""
+    return any(k.casefold() in _PAIR_KEYS for k in item)
+
+
+_PAIR_KEYS = frozenset(NEW_SIDES + OLD_SIDES + PAIR_NAMES) - {"name"}
+
+
+def _read_time(leaves: dict[str, Any]) -> float | None:
+    """When a record was read: its time key's value, else the first date-time among its fields."""
+    named = next((t for t in (timestamp_of(v) for k, v in leaves.items() if _key(k) in _TIME_KEYS) if t), None)
+    return named if named is not None else next((t for t in (stamp_of(v) for v in leaves.values()) if t), None)
 
 
 def _key(path: str) -> str:
@@ -183,7 +213,7 @@ def stamp_of(value: Any) -> float | None:
 # Keys that name what a JSON object is about, most specific first; any "…name" or "…_id" key too.
 _IDENTITY_KEYS = ("name", "id", "service", "svc", "app", "application", "project", "team", "squad", "group", "entity",
                   "subject", "user", "username", "person", "employee", "customer", "host", "hostname", "repo", "device",
-                  "applies_to")
+                  "applies_to", "respondent")
 _PLACE_KEYS = frozenset({"room", "site", "building", "floor", "wing", "ward", "bay", "zone", "lab"})
 # Beside a name in its wrapper, a location says which one it is, not where it moved.
 _WRAPPER_PLACES = _PLACE_KEYS | {"location", "place"}
@@ -193,30 +223,41 @@ _TIME_KEYS = frozenset({"as_of", "checked_at", "observed_at", "updated_at", "tim
 _TIMESTAMP_KEY = re.compile(r"(?:^|_)(?:at|on|ts|time|timestamp|retrieved|fetched)$")
 
 
-def _identity(leaves: dict[str, Any]) -> str | None:
+def _identity(leaves: dict[str, Any], listed: bool = False) -> str | None:
     named = [k for k, v in leaves.items() if isinstance(v, str) and v.strip()]
     for wanted in _IDENTITY_KEYS:
         for key in named:
             if _key(key) == wanted:
                 return key
+    first = next(iter(leaves), None)
+    # A record that opens with a name is about it; a nested "…name" is then one of its values
+    # ({"initiative": "Bluebird", "card": {"champion_name": "Brams"}}).
+    opens_named = first is not None and "." not in first and first in named and _name_like(leaves[first]) and _key(first) not in ATTRIBUTES
     for key in named:
         k = _key(key)
-        if k.endswith(("name", "_id")) and k not in _JSON_SKIP:
+        if k.endswith(("name", "_id")) and k not in _JSON_SKIP and not ("." in key and opens_named):
             return key
+    if listed and first in named and len(leaves) > 1:
+        # A row of a list is about its first field, as a table's row is: {"equipment_class":
+        # "reach truck", "maintenance_contractor": "Apex"}.
+        value = leaves[first].strip()
+        if len(value.split()) <= 5 and stamp_of(value) is None and value.casefold() not in ENVIRONMENTS and _key(first) not in ATTRIBUTES:
+            return first
     # Else the record is about its first named field ({"programme": "Orion", "data": …}), when
     # that field is no attribute, no time and no environment.
     # A one-field wrapper names it too: {"award": {"study": "DELPHI"}, "budget_holder": …}.
-    first = next(iter(leaves), None)
     # So does one with where it is: {"asset": {"type": "kiosk", "location": "west wing"}, …}.
     wrapped = first is not None and first.count(".") == 1 and all(
         k == first or _key(k) in _WRAPPER_PLACES for k in leaves if k.startswith(first.split(".")[0] + ".")
     )
-    if first is not None and first in named and ("." not in first or wrapped) and stamp_of(leaves[first]) is None:
+    if first is not None and first in named and ("." not in first or wrapped) and stamp_of(leaves[first]) is None and _key(first) not in _SOURCE_KEYS:
         value = leaves[first].strip()
         # "centrifuge (upstairs lab)": a thing named with where it is, as one string.
         placed = wrapped and sum(k.startswith(first.split(".")[0] + ".") for k in leaves) > 1
-        name_like = value[:1].isupper() or "-" in value or "/" in value or placed or _COMPOSITE.match(value) is not None
-        nested = wrapped or any("." in k for k in leaves)  # the payload sits under it: {"target": …, "result": {…}}
+        name_like = _name_like(value) or placed
+        # The payload sits under it ({"target": …, "result": {…}}), or beside it in a record read
+        # at a time ({"site": "Old Mill office", "fire_warden": "Tarek", "polled": "20251210T0925Z"}).
+        nested = wrapped or any("." in k for k in leaves) or len(leaves) >= 3 and _read_time(leaves) is not None
         if nested and name_like and len(value.split()) <= 5 and value.casefold() not in ENVIRONMENTS and _key(first) not in ATTRIBUTES:
             return first
     return None
@@ -225,7 +266,14 @@ def _identity(leaves: dict[str, Any]) -> str | None:
 _COMPOSITE = re.compile(r"^[\w][\w .-]{0,40}\(\s*[\w][\w .-]{0,30}\)$")
 
 
-_JSON_SKIP = frozenset(
+def _name_like(value: str) -> bool:
+    value = value.strip()
+    return value[:1].isupper() or "-" in value or "/" in value or _COMPOSITE.match(value) is not None
+
+
+# Keys that say where a record came from (its sheet, form or table), not what it is about.
+_SOURCE_KEYS = frozenset({"sheet", "worksheet", "form", "table", "database", "collection"})
+_JSON_SKIP = _SOURCE_KEYS | frozenset(
     {"as_of", "checked_at", "observed_at", "updated_at", "created_at", "timestamp", "ts", "time", "date", "message",
      "description", "details", "detail", "error", "errors", "url", "link", "type", "kind", "note", "notes", "text"}
 )
