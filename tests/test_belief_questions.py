@@ -88,7 +88,7 @@ DRIVERS = [
     ("denis", "main route"), ("denis", "van"),
     ("reach truck north yard", "status"), ("reach truck north yard", "next thorough exam"),
     ("reach truck north yard", "responsible person"), ("felixstowe run", "planned departure"),
-    ("felixstowe run", "carrier"), ("felixstowe run", "lead driver"),
+    ("felixstowe run", "carrier"), ("felixstowe run", "lead driver"), ("reach truck", "maintenance contractor"),
 ]
 
 
@@ -104,6 +104,8 @@ DRIVERS = [
         # Part of the name is enough when no other slot has as much of it.
         ("Who is responsible for the reach truck on the North Yard now?", ("reach truck north yard", "responsible person")),
         ("When is the reach truck on the North Yard next due for inspection?", ("reach truck north yard", "next thorough exam")),
+        # The subject said in the plural is still the subject, not one more word of the question.
+        ("Which contractor maintains the reach trucks now?", ("reach truck", "maintenance contractor")),
     ],
 )
 def test_a_question_names_its_slot_in_its_own_words(question, slot):

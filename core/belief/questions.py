@@ -136,7 +136,8 @@ def asked_phrase(text: str, subject: str) -> str:
     words = [w.rstrip(".'’").casefold() for w in _WORD.findall(text)]
     kept = [
         w for w in words
-        if w not in _ASKING and w not in ENVIRONMENTS and w not in TYPE_NOUNS and (canonical_subject(w) or w) not in own and not w.endswith(("'s", "’s"))
+        if w not in _ASKING and w not in ENVIRONMENTS and w not in TYPE_NOUNS and (canonical_subject(w) or w) not in own
+        and _singular(w) not in own and not w.endswith(("'s", "’s"))
     ]
     return " ".join(kept)
 
