@@ -32,6 +32,9 @@ def claims(text: str, kind: str = "message", actor: str | None = "carol", **fiel
         ("Alice lives in Berlin", ("alice", "home city", "Berlin")),
         ("Alice is based in Berlin.", ("alice", "home city", "Berlin")),
         ("Alice has moved to Lisbon", ("alice", "home city", "Lisbon")),
+        # When it happened is no part of the value.
+        ("Alice moved to Lisbon last year.", ("alice", "home city", "Lisbon")),
+        ("I moved to Oslo 3 months ago.", ("carol", "home city", "Oslo")),
         ("I've moved to Berlin", ("carol", "home city", "Berlin")),
         ("I live in Oslo", ("carol", "home city", "Oslo")),
         ("My email is carol@example.com", ("carol", "email", "carol@example.com")),

@@ -192,7 +192,12 @@ _ROLE_AS = re.compile(
 # is affirmative (a negation inside the clause still makes it negated).
 _LEAD_INTERJECTION = re.compile(r"^(?:no|nope|nah|yes|yeah|yep|well|ok|okay|right)\s*[,!]\s+", re.IGNORECASE)
 # "… now" ends a value ("lives in Berlin now") and no attribute ("X is my GP now").
-_TRAILING_TIME = re.compile(r"\s+(?:now|these days|nowadays|currently)$", re.IGNORECASE)
+# When it happened, after the value: "moved to Berlin last year" moved to Berlin.
+_TRAILING_TIME = re.compile(
+    r"\s+(?:now|these days|nowadays|currently|recently|lately|yesterday|today|last (?:year|month|week|spring|summer|autumn|fall|winter)"
+    r"|this (?:year|month|week)|(?:a|one|\d+) (?:days?|weeks?|months?|years?) ago|a while (?:ago|back))$",
+    re.IGNORECASE,
+)
 _LEAD_ADVERB = re.compile(r"^(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?\s+", re.IGNORECASE)
 _NEW_ATTR = re.compile(rf"^{SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{VALUE}$")
 _COPULA = re.compile(rf"^{SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
