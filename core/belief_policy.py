@@ -26,12 +26,12 @@ CLASSES = ("stable", "status", "location")
 MULTI_VALUED_ATTRIBUTES = frozenset({"likes", "skills", "languages spoken", "pets", "allergies", "hobbies", "interests"})
 
 
-# "X status" is an observation of X ("build status", "ci status", "service health") unless X is
+# "X status" is an observation of X ("build status", "ci status", "service health", "device state") unless X is
 # one of the standing conditions of a person or an account that no one re-observes by the hour.
-STATUS_HEADS = frozenset({"status", "health"})
+STATUS_HEADS = frozenset({"status", "health", "state"})
 STANDING_STATUSES = frozenset({
     "marital", "relationship", "immigration", "visa", "employment", "residency", "citizenship", "legal",
-    "tax", "vaccination", "membership", "student", "veteran", "disability", "residence", "work",
+    "tax", "vaccination", "membership", "student", "veteran", "disability", "residence", "work", "home", "birth", "native",
 })  # fmt: skip
 
 

@@ -32,6 +32,12 @@ HELD = {
         ("The night crew has moved from DISPATCH-S to TG-SPARE-9.", ("night crew", "talkgroup", "TG-SPARE-9")),
         ("Kinross Logistics take over the Dover shuttle from Brennan Haulage this week.", ("dover shuttle", "haulier", "Kinross Logistics")),
         ("Brennan Haulage handed the Dover shuttle over to Kinross Logistics.", ("dover shuttle", "haulier", "Kinross Logistics")),
+        ("Shona is at Avonmouth hub now, moved over from Crick DC.", ("shona", "depot", "Avonmouth hub")),
+        ("Shona swapped off nights 21:00-05:30, they're on weekend relief now.", ("shona", "shift", "weekend relief")),
+        ("Denis: swap my van to VN73 KXD, drop VN73 KXF", ("denis", "van", "VN73 KXD")),
+        ("TG-SPARE-9 replaces DISPATCH-S for the night crew.", ("night crew", "talkgroup", "TG-SPARE-9")),
+        ("Ticket HR-2214: shift change for Shona. From: nights 21:00-05:30. To: weekend relief. Status: approved",
+         ("shona", "shift", "weekend relief")),
     ],
 )
 def test_a_change_is_about_the_slot_holding_its_old_value(text, change):
@@ -49,6 +55,9 @@ def test_a_change_is_about_the_slot_holding_its_old_value(text, change):
         "Denis is not on nights 21:00-05:30; that's the agency driver.",  # no new value
         "The Dover shuttle moved from 02:15 to 04:20.",  # 02:15 is no value the store holds
         "The Dover shuttle now leaves at Brennan Haulage instead of 03:00.",  # a name for a time
+        "Shona is in Magor depot, drove over from Crick DC.",  # a journey
+        "Shona will be late, the bus from Crick DC broke down.",  # where the bus came from
+        "We might swap Denis to VN73 KXD, dropping VN73 KXF.",  # a wish
     ],
 )
 def test_unsure_changes_change_nothing(text):

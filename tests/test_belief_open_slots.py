@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from deltacore.belief import BeliefPolicy, FactStatus, slot_matcher
 from deltacore.belief.claims import FactClaim
-from deltacore.belief.open_slots import agentive, open_slot, value_shape
+from deltacore.belief.open_slots import agentive, form_slot, open_slot, value_form, value_shape
 
 NOW = datetime.now(UTC)
 
@@ -173,3 +173,39 @@ def test_a_noun_the_subject_has_no_slot_for_is_no_fact(memory):
     say(memory, "Oskar is in the main office.", 2)  # Oskar has no "office" slot
     assert current(memory, "Oskar", "team") == ["payments"]
     assert [f.attribute for f in memory.facts("Oskar")] == ["team"]
+
+
+# ---- a predicate that says only what or where: the value's written form names the slot -------------
+
+
+@pytest.mark.parametrize(
+    ("value", "form"),
+    [("build 3039", "9"), ("Singapore DC", "N C"), ("VN73 KXD", "C9 C"), ("Avonmouth hub", "N hub"),
+     ("Warrington Omega", None), ("Bogota", None)],
+)
+def test_a_value_is_written_in_a_form(value, form):
+    assert value_form(value) == form
+
+
+def test_a_stative_predicate_joins_the_one_slot_whose_value_is_written_alike():
+    known = {"build", "datacenter", "health"}
+    held = {("billing sandbox", "build"): "build 3032", ("billing sandbox", "datacenter"): "Ashburn DC",
+            ("billing sandbox", "health"): "degraded"}
+
+    def claim(predicate, value):
+        return FactClaim("billing sandbox", "billing sandbox", predicate, value, 0.85, "rule:open", open_predicate=True)
+
+    assert form_slot(claim("is at build deployment", "3039"), known, held) == "build"
+    assert form_slot(claim("sits in the deployment", "Singapore DC"), known, held) == "datacenter"
+    # Something done, not what the subject is; a bare name: no slot.
+    assert form_slot(claim("shipped a hotfix to", "Sydney DC"), known, held) is None
+    assert form_slot(claim("is in", "Sydney"), known, held) is None
+
+
+def test_a_stative_sentence_supersedes_the_slot_a_tool_result_opened(memory):
+    memory.add('{"resource": {"svc": "billing-api", "stage": "sandbox"}, "observed": {"datacenter": "Ashburn DC"}}',
+               kind="tool_result", tool_name="health.probe", ts=NOW - timedelta(days=30), source="user:ops")
+    say(memory, "The sandbox deployment of billing-api sits in the Singapore DC.", 2)
+    assert values(memory, "billing-api sandbox", "datacenter") == [
+        ("Ashburn DC", FactStatus.SUPERSEDED), ("Singapore DC", FactStatus.CURRENT)
+    ]

@@ -199,3 +199,12 @@ def test_unknown_attribute_class_in_config_is_named():
     with pytest.raises(ConfigurationError, match="belief.attribute_classes.queue depth"):
         BeliefPolicy(attribute_classes={"queue depth": "weather"}).checked()
     assert BeliefPolicy(attribute_classes={"queue depth": "status"}).checked().class_of("queue depth") == "status"
+
+
+@pytest.mark.parametrize(
+    ("attribute", "klass"),
+    [("build status", "status"), ("device state", "status"), ("service health", "status"),
+     ("marital status", "stable"), ("home state", "stable"), ("preferred language", "stable")],
+)
+def test_a_things_status_or_state_is_an_observation_a_persons_standing_is_not(attribute, klass):
+    assert BeliefPolicy().class_of(attribute) == klass

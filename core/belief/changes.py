@@ -1,5 +1,6 @@
 """Changes read by the value they replace: "from A to B", "A -> B", "B instead of A", "B (was A)",
-"B, not A", "B has taken over … from A", "A handed … over to B".
+"B, not A", "B has taken over … from A", "A handed … over to B", "B now, moved over from A",
+"off A, on B now", "to B, drop A", "B replaces A" and a ticket's "From: A. To: B".
 
 People write a change in many more ways than a rule per verb can follow ("Shona has transferred
 from Crick DC to Avonmouth hub", "Rota change: Shona goes onto weekend relief (was nights)",
@@ -27,6 +28,7 @@ from typing import Any
 from deltacore.belief.claims import FactClaim
 from deltacore.belief.extract import MAX_TEXT_CHARS
 from deltacore.belief.lexicon import FIRST_PERSON, MULTI_VALUED_ATTRIBUTES, canonical_subject, value_key
+from deltacore.belief.open_slots import value_shape
 from deltacore.belief.questions import answer_shape, subject_keys
 
 # A span stops at a clause break; a colon inside a time ("04:20") is no break.
@@ -35,6 +37,7 @@ _JOURNEY = (
     r"fl(?:y|ew|ies|ying|ight)|dr(?:ove|iving)|travel\w*|commut\w*|walk(?:s|ed)?|r(?:ode|iding)|cycl\w*|sail\w*|"
     r"trips?|journey\w*|visit\w*|ship(?:s|ped)|heading|on the way"
 )
+_MOVED = r"moved|moving|transferred|transferring|switched|switching|came|relocated|relocating|swapped|changed"
 _SPANS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     # (pattern, where the old span may carry extra words, where the new span may)
     # "from A to B", unless it is a journey ("flew from Ghent to Porto" moves no one's home).
@@ -46,10 +49,22 @@ _SPANS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     # A hand-over: "Denis has taken over the night trunk from Shauna", "Shauna handed the truck over to Denis".
     (re.compile(rf"(?P<new>{_STOP}+?)\s+(?:has\s+|have\s+)?(?:take|takes|took|taken|taking)\s+over\b{_STOP}*?\bfrom\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
     (re.compile(rf"(?P<old>{_STOP}+?)\s+(?:has\s+|have\s+)?hand(?:s|ed)?\s+(?:over\s+{_STOP}*?|{_STOP}*?\s+over\s+)to\s+(?P<new>{_STOP}+)", re.I), "left", "right"),
+    # The new value first, where it came from after a comma: "Shona is at Magor depot now, moved
+    # over from Warrington Omega" (not a journey: "is in Porto, flew in from Ghent").
+    (re.compile(rf"^(?!.*\b(?:{_JOURNEY})\b)(?P<new>{_STOP}+?),\s+(?:{_MOVED})(?:\s+(?:over|across|back))?\s+from\s+(?P<old>{_STOP}+)", re.I),
+     "right", "left"),
+    # What was left, then what replaced it: "swapped off nights, they're on weekend relief now".
+    (re.compile(rf"\b(?:came|comes|coming|swapped|switched|moved|taken|took|rotated|stepped)\s+off\s+(?P<old>{_STOP}+?),\s*(?P<new>{_STOP}+)", re.I), "", "left"),
+    # "swap my relief route to R13, drop R24"; "R13 replaces R24".
+    (re.compile(rf"\bto\s+(?P<new>{_STOP}+?),\s*(?:and\s+)?(?:drop|dropping|dropped|leave|leaving|ditch|ditching)\s+(?P<old>{_STOP}+)", re.I), "right", ""),
+    (re.compile(rf"(?P<new>{_STOP}+?)\s+(?:replaces|replaced|has\s+replaced|is\s+replacing|supersedes|superseded)\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
 )
+# A ticket's fields on lines or sentences of their own: "From: Tue-Sat days. To: nights".
+_TICKET = re.compile(r"\bfrom:\s*(?P<old>(?:[^\n:]|:(?=\d))+?)[.;,]?\s+to:\s*", re.I)
 # Words a value never starts with: what stands before it ("now has VN73", "leaves at 04:20").
 _BEFORE_VALUE = frozenset(
     {"is", "are", "was", "were", "be", "been", "has", "have", "had", "now", "on", "to", "at", "onto", "into", "in",
+     "they're", "we're", "he's", "she's", "you're", "i'm", "they’re", "we’re", "he’s", "she’s",
      "by", "with", "for", "of", "the", "a", "an", "gets", "got", "given", "drives", "runs", "covers", "uses",
      "leaves", "departs", "goes", "takes", "took", "me", "us", "them", "him", "her", "their", "my", "our", "its",
      "i", "i'm", "i've", "we", "they", "he", "she", "it", "it's", "that's", "as", "do", "does", "doing"}
@@ -86,6 +101,7 @@ def changes_in(text: str) -> list[Change]:
     """Every old/new pair a change marker puts side by side in ``text``, outside questions,
     wishes and denials ("could it go at 05:10 instead?", "Denis never moved from A to B")."""
     found = []
+    text = _TICKET.sub(lambda m: f"from {m['old']} to ", text)
     for sentence in _SENTENCE.split(text):
         if _HEDGED.search(sentence):
             continue
@@ -130,6 +146,8 @@ def new_value(change: Change, old: str) -> str | None:
     value = " ".join(words)
     if value_key(value) == value_key(old) or _dated(value) != _dated(old):
         return None
+    if value_shape(old) == "name" and value_shape(value) == "word":
+        return None  # "Milan will be late, the bus from Riga …": Riga was no home left for "late"
     return value
 
 
@@ -164,7 +182,11 @@ def anchored_change(
 
 
 # Any of the markers above, cheaply: text without one costs no more than this search.
-_MARKED = re.compile(r"\bfrom\b|->|=>|→|\binstead\s+of\b|\((?:was|previously|formerly|not)\b|\bnot\b|\bhand(?:s|ed)?\b", re.IGNORECASE)
+_MARKED = re.compile(
+    r"\bfrom\b|->|=>|→|\binstead\s+of\b|\((?:was|previously|formerly|not)\b|\bnot\b|\bhand(?:s|ed)?\b|\boff\b|"
+    r"\bdrop(?:ping|ped)?\b|\bleav(?:e|ing)\b|\bditch(?:ing)?\b|\breplac(?:es|ed|ing)\b|\bsupersede[sd]?\b",
+    re.IGNORECASE,
+)
 ANCHORED_CONFIDENCE = 0.9
 CHANGE_KINDS = frozenset({"message", "fact", "observation"})
 _WORD = re.compile(r"[\w'’]+")

@@ -11,7 +11,11 @@ and only here, where the subject's existing slots are known, does it become a fa
   new value has the shape of the slot's current one (a name for a name, a date for a date);
 - a bare active verb made from the slot's own noun ("Imre coaches Noor", with a slot "coach")
   says whose coach someone is the other way round: no fact, since reading it forward would
-  make Noor Imre's coach.
+  make Noor Imre's coach;
+- a predicate that only says where or what something is ("is at", "sits in the", "carries")
+  names no slot by its words; its value does, when it has the written form of the values one
+  slot of the subject holds and no other's ("build 3039" beside "build 2999", "Singapore DC"
+  beside "Ashburn DC"). A bare name has no form of its own and joins nothing this way.
 
 Whatever is unsure makes no fact and never a slot of its own: a distractor ("flew to Porto")
 must not become a slot that the next distractor supersedes.
@@ -24,11 +28,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from deltacore.belief.claims import _DATE, FactClaim
-from deltacore.belief.lexicon import value_key
+from deltacore.belief.lexicon import TYPE_NOUNS, value_key
 from deltacore.belief.slots import SlotMatcher, content_words
 
 _DATE_VALUE = re.compile(rf"^(?:{_DATE})$", re.IGNORECASE)
 _AGENT_SUFFIXES = ("", "r", "er", "or")
+# Words of a predicate that states what or where its subject is, and nothing it did.
+_STATIVE = frozenset({
+    "is", "are", "sits", "sit", "stays", "lives", "works", "carries", "runs", "uses", "serves", "based", "stationed",
+    "located", "hosted", "deployed", "running", "sitting", "assigned", "now", "currently", "at", "in", "on", "out",
+    "of", "from", "with", "under", "the", "a", "an",
+})
+_VERSION_WORD = re.compile(r"^(?:version|build|release|v)\s*(?=\d)", re.IGNORECASE)  # as value_key drops it
+_FORM_TOKEN = re.compile(r"[A-Za-z]+|\d+|[^A-Za-z\d\s]")
 
 
 def inflects(word: str, token: str) -> bool:
@@ -73,6 +85,41 @@ def current_values(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str], str]
     return {key: value for key, (_, value) in latest.items()}
 
 
+def value_form(value: str) -> str | None:
+    """How a value is written, without what it says: digits and codes by their pattern, a
+    capitalised name as one mark, plain words as themselves ("build 3039" -> "build 9",
+    "Singapore DC" -> "N C"). None for a bare name or word, whose form says nothing."""
+    marks = []
+    for token in _VERSION_WORD.sub("", value.strip()).split():
+        if any(ch.isdigit() for ch in token) or not token.isalpha():
+            parts = ["9" if p.isdigit() else "C" if p.isalpha() and p.isupper() else "a" if p.isalpha() else p for p in _FORM_TOKEN.findall(token)]
+            marks.append("".join(parts))
+        elif token.isupper() and len(token) > 1:
+            marks.append("C")
+        elif token[:1].isupper():
+            if not marks or marks[-1] != "N":
+                marks.append("N")
+        else:
+            marks.append(token.casefold())
+    form = " ".join(marks)
+    return form if form not in ("N", "") and len(marks) > 1 or any(ch.isdigit() or ch == "9" for ch in form) else None
+
+
+def form_slot(claim: FactClaim, known: set[str], values: dict[tuple[str, str], str]) -> str | None:
+    """The one slot of the subject whose current value is written as the claim's is, for a
+    predicate that only says what or where the subject is (see the module's notes)."""
+    form = value_form(claim.value)
+    if form is None:
+        return None
+    named = [a for a in sorted(known) if (held := values.get((claim.subject, a))) is not None and value_form(held) == form]
+    if len(named) != 1:
+        return None
+    own = set(named[0].split()) | set(values[(claim.subject, named[0])].casefold().split())
+    if any(w not in _STATIVE and w not in TYPE_NOUNS and w not in own for w in claim.attribute.casefold().split()):
+        return None  # "dropped a pallet at Magor depot" is something done, not where Shona is
+    return named[0]
+
+
 def previous_slot(claim: FactClaim, known: set[str], values: dict[tuple[str, str], str]) -> str | None:
     """The one slot of the subject whose current value is the old value a change names."""
     old = value_key(claim.previous or "")
@@ -99,7 +146,7 @@ def open_slot(
     else:
         if matcher is None or not content_words(claim.attribute):
             return None
-        slot = matcher.join_predicate(claim.attribute, known)
+        slot = matcher.join_predicate(claim.attribute, known) or form_slot(claim, known, values)
         if slot is None or agentive(claim.attribute, slot):
             return None
     held = values.get((claim.subject, slot))
