@@ -61,6 +61,22 @@ def test_staging_and_production_slots_stay_apart(memory):
     assert memory.query_belief("api-staging").ambiguous_with == ("api-production",)
 
 
+def test_release_rings_are_deployments_of_their_own_and_a_stable_status_is_a_status(memory):
+    def ring(ring_name: str, tag: str, minutes_ago: float) -> None:
+        memory.add(f'{{"app": "thumbnailer", "ring": "{ring_name}", "observed": {{"tag": "{tag}"}}}}',
+                   kind="tool_result", tool_name="fleet", ts=days_ago(minutes_ago / 1440))
+
+    ring("stable", "2025.4", 30)
+    ring("canary", "2025.7", 20)
+    ring("stable", "2025.5", 10)  # the stable ring moves on; the canary's tag is not touched
+    health(memory, "billing", "stable")
+
+    assert memory.query_belief("thumbnailer stable").value("tag") == "2025.5"
+    assert memory.query_belief("thumbnailer canary").value("tag") == "2025.7"
+    assert [f.value for f in memory.history("thumbnailer stable", "tag")] == ["2025.4", "2025.5"]
+    assert memory.query_belief("billing").value("status") == "stable"
+
+
 def test_a_batch_that_names_both_reports_the_pair_once_and_a_rerun_adds_nothing(memory):
     result = memory.ingest(
         [

@@ -36,6 +36,8 @@ HELD = {
         ("Shona swapped off nights 21:00-05:30, they're on weekend relief now.", ("shona", "shift", "weekend relief")),
         ("Denis: swap my van to VN73 KXD, drop VN73 KXF", ("denis", "van", "VN73 KXD")),
         ("TG-SPARE-9 replaces DISPATCH-S for the night crew.", ("night crew", "talkgroup", "TG-SPARE-9")),
+        ("Shona traded Crick DC for Avonmouth hub last month and likes it.", ("shona", "depot", "Avonmouth hub")),
+        ("The Dover shuttle left Brennan Haulage for Kinross Logistics.", ("dover shuttle", "haulier", "Kinross Logistics")),
         ("Ticket HR-2214: shift change for Shona. From: nights 21:00-05:30. To: weekend relief. Status: approved",
          ("shona", "shift", "weekend relief")),
     ],
@@ -57,6 +59,8 @@ def test_a_change_is_about_the_slot_holding_its_old_value(text, change):
         "The Dover shuttle now leaves at Brennan Haulage instead of 03:00.",  # a name for a time
         "Shona is in Magor depot, drove over from Crick DC.",  # a journey
         "Shona will be late, the bus from Crick DC broke down.",  # where the bus came from
+        "Shona left Crick DC for the night on the late bus.",  # a journey
+        "Shona left Crick DC for lunch.",  # an errand: a name never becomes a plain word
         "We might swap Denis to VN73 KXD, dropping VN73 KXF.",  # a wish
     ],
 )

@@ -12,6 +12,7 @@ from deltacore.belief import FactStatus
 from deltacore.belief.extract import RuleFactExtractor
 from deltacore.belief.layer import StoredEvent
 from deltacore.model import MemoryFlag
+from deltacore.testing import FakeEmbedder
 
 NOW = datetime.now(UTC)
 
@@ -128,6 +129,19 @@ def test_an_attribute_worded_with_a_modifier_is_the_same_slot(memory):
     say(memory, "Otto's home city is Oslo.", 3)
     say(memory, "Otto's work city is Bergen.", 1)
     assert current(memory, "Otto", "home city") == ["Oslo"] and current(memory, "Otto", "work city") == ["Bergen"]
+
+
+def test_a_sheets_one_word_column_is_the_slot_it_modifies(backend):
+    # 384 dimensions: in the default 64, "primary" hashes next to "deadline" and the resolver
+    # names it so before any slot is looked at.
+    memory = backend.open(embedder=FakeEmbedder(384))
+    say(memory, "Shona's main route is R11 Old Town.", 30)
+    say(memory, "Shona's relief route is R05 Millbank.", 30)
+    say(memory, "Route sheet\nDriver: Shona\nPrimary: R15 Hillcrest\nRelief: R02 Westbrook", 1)
+    assert current(memory, "Shona", "main route") == ["R15 Hillcrest"]
+    assert current(memory, "Shona", "relief route") == ["R02 Westbrook"]
+    assert {f.attribute for f in memory.facts("Shona")} == {"main route", "relief route"}
+    memory.close()
 
 
 def test_the_staging_deployment_of_a_service_is_a_subject_not_an_attribute(memory):

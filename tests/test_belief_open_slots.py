@@ -167,6 +167,15 @@ def test_a_value_said_as_the_modifier_of_the_slots_noun(memory):
     assert current(memory, "Oskar", "employer") == ["Globex"]  # a team is no new employer
 
 
+def test_membership_of_a_unit_is_the_subjects_one_unit_slot(memory):
+    say(memory, "Petra's team is the welcome pod.", 40)
+    say(memory, "Petra is a member of the Puffin squad.", 5)
+    assert current(memory, "Petra", "team") == ["Puffin squad"]
+    say(memory, "After the move, Petra rotated into the treasury crew.", 2)
+    assert current(memory, "Petra", "team") == ["treasury crew"]
+    assert [f.value for f in memory.history("Petra", "team")] == ["the welcome pod", "Puffin squad", "treasury crew"]
+
+
 def test_a_noun_the_subject_has_no_slot_for_is_no_fact(memory):
     say(memory, "Oskar's team is payments.", 40)
     say(memory, "Oskar visited the identity team.", 3)  # a visit, not a membership

@@ -32,6 +32,9 @@ SLOTS = [
         ("What was the status of billing in staging on 2026-03-01?", ("billing staging", "status")),
         # ...and a deployment without the asked attribute does not hide its service's.
         ("Who owns billing in staging?", ("billing", "owner")),
+        # Idioms of the same attributes.
+        ("Which group looks after billing these days?", ("billing", "owner")),
+        ("Who is Anna on staff at these days?", ("anna", "employer")),
     ],
 )
 def test_a_question_names_its_slot(question, slot):
@@ -195,3 +198,10 @@ def test_a_question_about_a_kind_of_thing_in_the_plural_names_its_slot():
     assert question_slot("Which contractor maintains the reach trucks now?", slots) == ("reach truck", "contractor")
     assert "reach truck" in subject_keys("Who services our reach trucks?")
     assert "bus" in subject_keys("Which depot is the bus at?")  # no singular of a word ending in -us
+
+
+def test_how_someone_gets_to_work_asks_their_commute_and_dental_care_their_dentist():
+    slots = SLOTS + [("anna", "commute"), ("anna", "dentist")]
+    assert question_slot("How does Anna get to work these days?", slots) == ("anna", "commute")
+    assert question_slot("Who does Anna see for dental care now?", slots) == ("anna", "dentist")
+    assert question_slot("Which city does Anna work in these days?", slots) == ("anna", "work city")

@@ -59,6 +59,12 @@ def claims(text: str, kind: str = "message", actor: str | None = "carol", **fiel
         # is still a correction.
         ("Q: still with Dr. Ito? A: no, Dr. Mwangi is my GP now.", ("carol", "gp", "Dr. Mwangi")),
         ("Correction for the records: Alice lives in Oslo.", ("alice", "home city", "Oslo")),
+        # An attribute's other common names, and how one gets to work.
+        ("Alice's family doctor is Dr. Ito.", ("alice", "gp", "Dr. Ito")),
+        ("Alice's dental practitioner is Dr. Ito.", ("alice", "dentist", "Dr. Ito")),
+        ("Alice gets to work by train.", ("alice", "commute", "train")),
+        ("I come in by ferry.", ("carol", "commute", "ferry")),
+        ("After the move, Alice now lives in Turin.", ("alice", "home city", "Turin")),
     ],
 )
 def test_phrasings_that_state_a_fact(text, expected):

@@ -41,6 +41,10 @@ def triple(text: str):
         ("The open ticket for the plate reader in the lower lab is OPS-4872.", ("plate reader lower lab", "open ticket", "OPS-4872")),
         ("The fume hood in the upstairs lab is out for repair.", ("fume hood upstairs lab", "status", "out for repair")),
         ("The fume hood in the upstairs lab was marked on hold.", ("fume hood upstairs lab", "status", "on hold")),
+        # A unit holds a role as a person does, and owns what it is responsible for.
+        ("quota-keeper is maintained by the discovery pod.", ("quota-keeper", "owner", "discovery pod")),
+        ("The partners squad is responsible for ticketing-core.", ("ticketing-core", "owner", "partners squad")),
+        ("ticketing-core belongs to the trust squad.", ("ticketing-core", "owner", "trust squad")),
     ],
 )
 def test_roles_and_placed_things(text, expected):

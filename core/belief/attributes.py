@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from deltacore.belief.lexicon import ATTRIBUTES
+from deltacore.belief.lexicon import ATTRIBUTES, WORD_SENSE as _SENSE
 
 # attribute -> how statements say it (predicates between subject and value, and key-like names)
 PROTOTYPES: dict[str, tuple[str, ...]] = {
@@ -75,6 +75,14 @@ def same_slot(attribute: str, known: set[str] | frozenset[str]) -> str | None:
         theirs = other.split()
         if len(words) > 1 and theirs == words[-1:] or len(theirs) > 1 and words == theirs[-1:]:
             found.add(other)
+    if not found:
+        # A sheet's one-word column names the slot by its modifier: "Primary" of a "main route",
+        # "Relief" of a "relief route", "Base" of a "base depot".
+        lead = [_SENSE.get(w, w) for w in words]
+        for other in known:
+            theirs = [_SENSE.get(w, w) for w in other.split()]
+            if other not in _KNOWN_NAMES and (len(lead) == 1 < len(theirs) or len(theirs) == 1 < len(lead)) and lead[0] == theirs[0]:
+                found.add(other)
     return found.pop() if len(found) == 1 else None
 
 

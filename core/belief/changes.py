@@ -1,6 +1,6 @@
 """Changes read by the value they replace: "from A to B", "A -> B", "B instead of A", "B (was A)",
 "B, not A", "B has taken over … from A", "A handed … over to B", "B now, moved over from A",
-"off A, on B now", "to B, drop A", "B replaces A" and a ticket's "From: A. To: B".
+"off A, on B now", "to B, drop A", "B replaces A", "traded A for B" and a ticket's "From: A. To: B".
 
 People write a change in many more ways than a rule per verb can follow ("Shona has transferred
 from Crick DC to Avonmouth hub", "Rota change: Shona goes onto weekend relief (was nights)",
@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from deltacore.belief.claims import FactClaim
-from deltacore.belief.extract import MAX_TEXT_CHARS
+from deltacore.belief.extract import MAX_TEXT_CHARS, TRAILING_TIME
 from deltacore.belief.lexicon import FIRST_PERSON, MULTI_VALUED_ATTRIBUTES, canonical_subject, value_key
 from deltacore.belief.open_slots import value_shape
 from deltacore.belief.questions import answer_shape, subject_keys
@@ -38,6 +38,7 @@ _JOURNEY = (
     r"trips?|journey\w*|visit\w*|ship(?:s|ped)|heading|on the way"
 )
 _MOVED = r"moved|moving|transferred|transferring|switched|switching|came|relocated|relocating|swapped|changed"
+_TRADED = r"trade[sd]?|trading|swap(?:s|ped|ping)?|exchang(?:e|es|ed|ing)|left|leaves|leaving|ditch(?:es|ed|ing)?"
 _SPANS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     # (pattern, where the old span may carry extra words, where the new span may)
     # "from A to B", unless it is a journey ("flew from Ghent to Porto" moves no one's home).
@@ -46,6 +47,9 @@ _SPANS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(rf"(?P<new>{_STOP}+?),?\s+instead\s+of\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
     (re.compile(rf"(?P<new>{_STOP}+?)\s*\((?:was|previously|formerly|not)\s+(?P<old>[^)\n]+)\)", re.I), "", "left"),
     (re.compile(rf"(?P<new>{_STOP}+?),?\s+not\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
+    # "traded Crick DC for Avonmouth hub", "left Brennan Haulage for Kinross Logistics" (a journey's
+    # "left Ghent for Porto on the night train" moves no one).
+    (re.compile(rf"^(?!.*\b(?:{_JOURNEY})\b).*?\b(?:{_TRADED})\s+(?P<old>{_STOP}+?)\s+for\s+(?P<new>{_STOP}+)", re.I), "", "right"),
     # A hand-over: "Denis has taken over the night trunk from Shauna", "Shauna handed the truck over to Denis".
     (re.compile(rf"(?P<new>{_STOP}+?)\s+(?:has\s+|have\s+)?(?:take|takes|took|taken|taking)\s+over\b{_STOP}*?\bfrom\s+(?P<old>{_STOP}+)", re.I), "right", "left"),
     (re.compile(rf"(?P<old>{_STOP}+?)\s+(?:has\s+|have\s+)?hand(?:s|ed)?\s+(?:over\s+{_STOP}*?|{_STOP}*?\s+over\s+)to\s+(?P<new>{_STOP}+)", re.I), "left", "right"),
@@ -73,7 +77,7 @@ _BEFORE_VALUE = frozenset(
 _AFTER_VALUE = frozenset(
     {"as", "for", "when", "this", "next", "from", "effective", "starting", "since", "today", "tomorrow", "so",
      "but", "because", "pls", "please", "until", "now", "instead", "anymore", "again", "going", "forward",
-     "is", "are", "was", "were", "has", "have", "had", "will", "if", "then", "every", "each"}
+     "is", "are", "was", "were", "has", "have", "had", "will", "if", "then", "every", "each", "and"}
 )
 _EDGE = ".'\"`“”‘’ "
 MAX_VALUE_WORDS = 6
@@ -143,8 +147,8 @@ def new_value(change: Change, old: str) -> str | None:
         words = words[:end]
     if not words or len(words) > MAX_VALUE_WORDS or words[0].casefold() in _BEFORE_VALUE:
         return None
-    value = " ".join(words)
-    if value_key(value) == value_key(old) or _dated(value) != _dated(old):
+    value = TRAILING_TIME.sub("", " ".join(words)) if change.new_open else " ".join(words)
+    if not value or value_key(value) == value_key(old) or _dated(value) != _dated(old):
         return None
     if value_shape(old) == "name" and value_shape(value) == "word":
         return None  # "Milan will be late, the bus from Riga …": Riga was no home left for "late"
@@ -184,7 +188,7 @@ def anchored_change(
 # Any of the markers above, cheaply: text without one costs no more than this search.
 _MARKED = re.compile(
     r"\bfrom\b|->|=>|→|\binstead\s+of\b|\((?:was|previously|formerly|not)\b|\bnot\b|\bhand(?:s|ed)?\b|\boff\b|"
-    r"\bdrop(?:ping|ped)?\b|\bleav(?:e|ing)\b|\bditch(?:ing)?\b|\breplac(?:es|ed|ing)\b|\bsupersede[sd]?\b",
+    r"\bdrop(?:ping|ped)?\b|\bleav(?:e|ing)\b|\bditch(?:ing)?\b|\breplac(?:es|ed|ing)\b|\bsupersede[sd]?\b|\btrad(?:e|es|ed|ing)\b|\bswap|\bexchang|\bleft\b",
     re.IGNORECASE,
 )
 ANCHORED_CONFIDENCE = 0.9

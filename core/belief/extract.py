@@ -68,15 +68,13 @@ _TAIL_DATE = re.compile(rf"\s*,?\s+(?P<word>as of|since|starting|effective|from)
 _WEEKDAY_ONLY = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.IGNORECASE)
 _LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.IGNORECASE)
 
-
-
 # ---- sentences ---------------------------------------------------------------------------------
 
 # Every rule below needs one of these words: a sentence without any is skipped at once.
 _TRIGGER = re.compile(
     r"\b(?:is|are|lives?|living|resid\w+|based|located|moved|relocated|works?|working|joined|employed|prefers?|"
     r"favou?rs?|switch\w*|migrat\w+|changed|uses?|using|codes|programs|writes|develops|runs|running|listens?|"
-    r"listening|serves|serving|report(?:s|ed|ing)?|became|likes?|loves?|enjoys?|went)\b|['’]s\b",
+    r"listening|serves|serving|report(?:s|ed|ing)?|became|likes?|loves?|enjoys?|went|gets?|comes?|commutes?|travels?)\b|['’]s\b",
     re.IGNORECASE,
 )
 # A period after a title or an initial ends no sentence: "Alice's dentist is Dr. Ito."
@@ -144,6 +142,7 @@ _VERBS: tuple[tuple[str, str, str, float], ...] = (
     ("port", r"(?:runs|running|listens|listening|serves|serving)\s+on\s+port|uses\s+port", "port", 0.9),
     ("manager", r"(?:reports|report|reporting)\s+to|(?<=\bhas\s)reported\s+to|(?<=\bhave\s)reported\s+to", "manager", 0.9),
     ("liking", r"(?:likes|like|loves|love|enjoys|enjoy)", "likes", 0.85),
+    ("commute", r"(?:(?:gets|get|comes|come|travels|travel)\s+(?:in|to\s+work|into\s+work)|commutes|commute)\s+by", "commute", 0.85),
 )
 _VERB_PATTERNS = [
     (name, re.compile(rf"^{SUBJECT}{AUX}\s+(?:{verb})\s+{VALUE}$"), attribute, conf)
@@ -193,12 +192,14 @@ _ROLE_AS = re.compile(
 _LEAD_INTERJECTION = re.compile(r"^(?:no|nope|nah|yes|yeah|yep|well|ok|okay|right)\s*[,!]\s+", re.IGNORECASE)
 # "… now" ends a value ("lives in Berlin now") and no attribute ("X is my GP now").
 # When it happened, after the value: "moved to Berlin last year" moved to Berlin.
-_TRAILING_TIME = re.compile(
+TRAILING_TIME = re.compile(
     r"\s+(?:now|these days|nowadays|currently|recently|lately|yesterday|today|last (?:year|month|week|spring|summer|autumn|fall|winter)"
     r"|this (?:year|month|week)|(?:a|one|\d+) (?:days?|weeks?|months?|years?) ago|a while (?:ago|back))$",
     re.IGNORECASE,
 )
-_LEAD_ADVERB = re.compile(r"^(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?\s+", re.IGNORECASE)
+_LEAD_ADVERB = re.compile(
+    r"^(?:(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?|(?:after|following)\s+(?:the|a|an|this|that|"
+    r"their|his|her|its|our|my)(?:\s+[a-z-]+){1,3}\s*,)\s+", re.IGNORECASE)  # "After the move, Petra now lives in Turin"
 _NEW_ATTR = re.compile(rf"^{SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{VALUE}$")
 _COPULA = re.compile(rf"^{SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")
 _AT_PLACE = re.compile(r"^(?:in|at)\s+(?P<value>[A-Z][^,;]{0,40})$")
@@ -352,7 +353,7 @@ class RuleFactExtractor:
         if subject_name.casefold() in _UNRESOLVABLE or subject_name.split()[0].casefold() in _UNRESOLVABLE:
             return None
         subject = canonical_subject(subject_name, actor, user_id)
-        value = clean(_TRAILING_TIME.sub("", value))
+        value = clean(TRAILING_TIME.sub("", value))
         if attribute in _PROPER_ATTRIBUTES or rule in ("passive", "value first", "handover"):
             value = _REASON.sub("", value)  # "reports to Kai after the reorg": Kai
         if subject is None or not value or len(value.split()) > 6 or value.endswith(("'s", "’s")) or _PARTICIPLE.match(value):
@@ -373,7 +374,7 @@ class RuleFactExtractor:
     def _attribute(self, phrase: str) -> str | None:
         """A possessive's or label's attribute: the lexicon's or the resolver's name, else the
         phrase itself when it is short."""
-        attribute = normalise_attribute(_TRAILING_TIME.sub("", phrase))  # "X is my GP now"
+        attribute = normalise_attribute(TRAILING_TIME.sub("", phrase))  # "X is my GP now"
         if not attribute or attribute.split()[-1] in ("is", "was") or len(attribute.split()) > 3:
             return None
         found = self.resolver.resolve(attribute) if attribute not in ATTRIBUTE_NAMES else None

@@ -16,7 +16,7 @@ from typing import Any
 
 from deltacore.belief.claims import FactClaim, timestamp_of
 from deltacore.belief.json_diffs import NEW_SIDES, OLD_SIDES, PAIR_NAMES, new_side, pair
-from deltacore.belief.lexicon import ATTRIBUTES, ENVIRONMENTS, canonical_subject, clean
+from deltacore.belief.lexicon import ATTRIBUTES, ENVIRONMENTS, RING_WORDS, canonical_subject, clean
 
 MAX_JSON_FIELDS = 20
 # A listing longer than this is a report, not a set of records to remember field by field.
@@ -64,9 +64,11 @@ def record_claims(
     leaves = _top_level_pair(leaves, identity)
     subject_name = leaves[identity].strip()
     # The environment qualifies the subject whatever its key is called ("env", "stage", "ring"),
-    # and a "service/stage" target names both at once.
+    # and a "service/stage" target names both at once; "stable" is a ring only under a ring's key.
     qualifier = next(
-        (str(v) for k, v in leaves.items() if k != identity and isinstance(v, str) and v.strip().casefold() in ENVIRONMENTS),
+        (str(v) for k, v in leaves.items()
+         if k != identity and isinstance(v, str) and v.strip().casefold() in ENVIRONMENTS
+         and (v.strip().casefold() not in RING_WORDS or _key(k) in _QUALIFIER_KEYS)),
         None,
     )
     head, _, tail = subject_name.rpartition("/")
@@ -217,7 +219,7 @@ _IDENTITY_KEYS = ("name", "id", "service", "svc", "app", "application", "project
 _PLACE_KEYS = frozenset({"room", "site", "building", "floor", "wing", "ward", "bay", "zone", "lab"})
 # Beside a name in its wrapper, a location says which one it is, not where it moved.
 _WRAPPER_PLACES = _PLACE_KEYS | {"location", "place"}
-_QUALIFIER_KEYS = frozenset({"environment", "env", "stage", "tier", "deployment", "cluster"})
+_QUALIFIER_KEYS = frozenset({"environment", "env", "stage", "tier", "deployment", "cluster", "ring", "channel"})
 _TIME_KEYS = frozenset({"as_of", "checked_at", "observed_at", "updated_at", "timestamp", "fetched_at", "retrieved",
                         "retrieved_at", "read_at", "time", "date"})
 _TIMESTAMP_KEY = re.compile(r"(?:^|_)(?:at|on|ts|time|timestamp|retrieved|fetched)$")

@@ -27,7 +27,7 @@ from deltacore.belief.extract import (
     timestamp_of,
 )
 from deltacore.belief.lexicon import canonical_subject, normalise_attribute
-from deltacore.belief.open_slots import current_values, open_slot, previous_slot
+from deltacore.belief.open_slots import current_values, open_slot, previous_slot, unit_value
 from deltacore.belief.policy import BeliefPolicy, SlotBook, Statement
 from deltacore.belief.records import (
     BeliefState,
@@ -231,7 +231,8 @@ class BeliefLayer:
                 slot = open_slot(st.claim, attributes, values, self.slots)
                 if slot is None:
                     continue
-                st.claim = replace(st.claim, attribute=slot, open_predicate=False, previous=None)
+                value = unit_value(st.claim, values.get((st.claim.subject, slot)))
+                st.claim = replace(st.claim, attribute=slot, value=value, open_predicate=False, previous=None)
             elif st.claim.previous is not None:
                 # "swapped Kate for Helix": the slot whose value was Kate, if the subject has one.
                 slot = previous_slot(st.claim, attributes, values) or st.claim.attribute

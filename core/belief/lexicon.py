@@ -42,10 +42,14 @@ _ATTRIBUTE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "version": ("version", "release", "current version"),
     "port": ("port", "listening port"),
     "region": ("region", "cloud region"),
-    "owner": ("owner", "maintainer", "owning team"),
+    "owner": ("owner", "maintainer", "owning team", "owning squad", "owning group", "steward"),
     "lead": ("lead", "project lead", "leader"),
     "on call": ("on call", "on-call", "oncall", "on call person", "on-call person"),
     "deadline": ("deadline", "due date", "due"),
+    "gp": ("gp", "family doctor", "general practitioner", "family physician", "primary care doctor"),
+    "dentist": ("dentist", "dental practitioner", "dental surgeon"),
+    "firmware": ("firmware", "firmware version", "fw version", "fw"),
+    "commute": ("commute", "commute mode", "mode of commute", "way to work", "travel to work"),
     "likes": ("likes", "like", "loves", "enjoys", "interests", "hobbies", "hobby"),
 }
 # Words of a slot's name that say the same thing ("main route" is the "primary route"): whole
@@ -112,7 +116,11 @@ ENVIRONMENTS: dict[str, str] = {
     "prd": "production", "live": "production", "development": "development", "dev": "development",
     "test": "test", "testing": "test", "qa": "qa", "sandbox": "sandbox", "preprod": "preprod",
     "pre-production": "preprod", "uat": "uat", "canary": "canary",
+    "stable": "stable",  # a release ring, beside canary ("billing in stable")
 }
+# Words that name an environment only where a key or a preposition says so: a status or an update
+# channel may read "stable" too.
+RING_WORDS = frozenset({"stable"})
 _QUALIFIER_FILLER = frozenset(
     {"the", "a", "an", "in", "on", "of", "for", "at", "deployment", "deployments", "environment", "env", "instance",
      "cluster", "stack", "tier", "version", "side"}
@@ -175,9 +183,9 @@ def normalise_attribute(phrase: str) -> str:
     text = _ARTICLE.sub("", clean(phrase).casefold()).strip()
     text = re.sub(r"[_-]+", " ", text)
     text = re.sub(r"^(?:current|present|new)\s+", "", text) if text not in ATTRIBUTES else text
+    if text not in ATTRIBUTES and text.endswith("s") and text[:-1] in ATTRIBUTES:
+        text = text[:-1]  # "maintainers" of a service name its owner, as "maintainer" does
     return ATTRIBUTES.get(text, text)
-
-
 
 
 def value_key(value: str) -> str:

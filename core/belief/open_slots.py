@@ -29,6 +29,7 @@ from typing import Any
 
 from deltacore.belief.claims import _DATE, FactClaim
 from deltacore.belief.lexicon import TYPE_NOUNS, value_key
+from deltacore.belief.phrases import UNITS
 from deltacore.belief.slots import SlotMatcher, content_words
 
 _DATE_VALUE = re.compile(rf"^(?:{_DATE})$", re.IGNORECASE)
@@ -129,6 +130,15 @@ def previous_slot(claim: FactClaim, known: set[str], values: dict[tuple[str, str
     return named[0] if len(named) == 1 else None
 
 
+def unit_value(claim: FactClaim, held: str | None) -> str:
+    """A unit's value as its slot writes it: "treasury crew" beside "Puffin squad", "identity"
+    beside "payments"."""
+    words = claim.value.split()
+    if claim.method != "rule:noun" or claim.attribute not in UNITS or len(words) < 2 or words[-1] != claim.attribute:
+        return claim.value
+    return claim.value if held is not None and held.split()[-1].casefold() in UNITS else " ".join(words[:-1])
+
+
 def open_slot(
     claim: FactClaim, known: set[str], values: dict[tuple[str, str], str], matcher: SlotMatcher | None
 ) -> str | None:
@@ -140,6 +150,11 @@ def open_slot(
     elif claim.method == "rule:noun":
         # "in the build phase": only the slot named by that very noun (or its inflection).
         named = [a for a in sorted(known) if inflects(a.split()[-1], claim.attribute)]
+        if not named and claim.attribute in UNITS:
+            # "a member of the treasury crew": the one slot naming which unit the subject is in.
+            named = [a for a in sorted(known) if a.split()[-1] in UNITS]
+            if len(named) == 1:
+                return named[0]
         if len(named) != 1:
             return None
         slot = named[0]

@@ -37,7 +37,7 @@ _CHANGE_FROM_TO = re.compile(rf"^{SUBJECT}{AUX}\s+(?P<verb>{_CHANGE_VERB})(?:\s+
 # platform team" is no membership), and only a slot the subject already has by that noun.
 _NOUN_VERBS = (
     r"(?:(?:is|are|sits|stays|remains|belongs)\s+)?(?:now\s+)?"
-    r"(?:in|on|at|part\s+of|with|entered|joined|moved\s+(?:in)?to|switched\s+to|transferred\s+to|went\s+(?:in)?to|"
+    r"(?:in|on|at|part\s+of|(?:a\s+)?member\s+of|with|entered|joined|rotated\s+into|moved\s+(?:in)?to|switched\s+to|transferred\s+to|went\s+(?:in)?to|"
     r"runs\s+on|uses|is\s+using|is\s+running|follows|(?:gone|went)\s+over\s+to|moved\s+onto|enrolled\s+in)"
     r"\s+(?:the|a|an)\s+(?P<value>[\w.+#-]+(?:\s+[\w.+#-]+)?)\s+(?P<noun>[a-z]{3,})$"
 )
@@ -82,6 +82,8 @@ def noun_reading(s: str, embeds: bool) -> tuple[str, str, str, float, str] | Non
             return None
     if m["value"].split()[0].casefold() in _ARTICLE_WORDS:
         return None
+    if m["noun"] in UNITS:  # a unit is named with its noun: "the treasury crew", as a team slot holds it
+        return m["subject"], m["noun"], f'{m["value"]} {m["noun"]}', 0.85, "noun"
     return m["subject"], m["noun"], m["value"], 0.85, "noun"
 
 def change_reading(s: str) -> tuple[str, str, str, float, str, str] | None:

@@ -33,17 +33,19 @@ MAX_PLACED_SIDE = 3
 _CUES: dict[str, tuple[str, ...]] = {
     "home city": (r"\bliv(?:e|es|ed|ing)\b", r"\bbased\b", r"\bhome\b", r"\bresid", r"\bhometown\b"),
     "work city": (r"\bwork(?:s|ed|ing)? (?:in|from|out of)\b", r"\boffice\b", r"\bwhere\b.*\bwork"),
-    "employer": (r"\bwork(?:s|ed|ing)? (?:for|at)\b", r"\bemploy", r"\bcompany\b", r"\bfirm\b"),
+    "employer": (r"\bwork(?:s|ed|ing)? (?:for|at)\b", r"\bemploy", r"\bcompany\b", r"\bfirm\b", r"\bon (?:the )?staff\b", r"\bpayroll\b"),
     "preferred language": (r"\blanguage\b", r"\bprogramming\b", r"\bcod(?:e|es|ing) in\b"),
     "job title": (r"\brole\b", r"\bjob\b", r"\btitle\b", r"\bposition\b", r"\boccupation\b", r"\bwork(?:s)? as\b"),
     "status": (r"\bstatus\b", r"\bhealth(?:y)?\b", r"\bup or down\b"),
     "version": (r"\bversion\b", r"\brelease\b"),
-    "owner": (r"\bown(?:s|ed|er|ership)?\b", r"\bmaintain"),
+    "owner": (r"\bown(?:s|ed|er|ership)?\b", r"\bmaintain", r"\blooks? after\b", r"\bstewards?\b"),
     "manager": (r"\bmanager\b", r"\bboss\b", r"\breports? to\b"),
     "lead": (r"\blead(?:s|ing|er)?\b", r"\bled\b"),
     "on call": (r"\bon[- ]call\b",),
     "deadline": (r"\bdue\b", r"\bdeadline\b"),
     "region": (r"\bregion\b", r"\bhosted\b"),
+    "commute": (r"\bcommut", r"\bgets? (?:in|to work)\b", r"\bcomes? in\b"),
+    "dentist": (r"\bdental\b", r"\bdentists?\b"),
 }
 _COMPILED = {attribute: [re.compile(c, re.IGNORECASE) for c in cues] for attribute, cues in _CUES.items()}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from deltacore.belief.lexicon import ATTRIBUTES, normalise_attribute
-from deltacore.belief.phrases import name_phrase
+from deltacore.belief.phrases import UNITS, name_phrase
 
 _LEXICON_NAMES = frozenset(ATTRIBUTES.values())
 
@@ -33,10 +33,19 @@ ROLE_AGENTS: dict[str, str] = {
     "mentored": "mentor", "coached": "coach", "tutored": "tutor", "supervised": "supervisor", "managed": "manager",
     "sponsored": "sponsor", "advised": "advisor", "led": "lead", "owned": "owner", "maintained": "maintainer",
     "chaired": "chair", "represented": "representative", "employed": "employer", "line-managed": "manager",
+    "stewarded": "steward",
 }
+# A unit holds a role as a person does: "maintained by the discovery pod".
+_UNIT = rf"(?:[Tt]he\s+)?(?P<unit>(?:[\w-]+\s+){{1,3}}(?:{'|'.join(sorted(UNITS))}))"
 _PASSIVE = re.compile(
     rf"^{_HOLDER}\s+(?:is|are|was|were|has\s+been|have\s+been|is\s+now|is\s+currently)\s+(?:now\s+)?"
-    rf"(?P<verb>[a-z-]+ed|led)\s+by\s+{_NAME}$"
+    rf"(?P<verb>[a-z-]+ed|led)\s+by\s+(?:{_NAME}|{_UNIT})$"
+)
+# "The partners squad is responsible for ticketing-core", "ticketing-core belongs to the trust
+# squad": a unit owns a thing (a person belonging to a team is a member, no owner: units only).
+_UNIT_OWNS = (
+    re.compile(rf"^{_UNIT}\s+(?:is|are)\s+(?:now\s+)?(?:responsible|accountable)\s+for\s+{_HOLDER}$"),
+    re.compile(rf"^{_HOLDER}\s+(?:now\s+)?belongs\s+to\s+{_UNIT}$"),
 )
 # Adjectives of a role noun that say how it was given, not which role it is.
 _ROLE_ADJECTIVES = r"(?:(?:assigned|named|designated|appointed|nominated|current|new|official)\s+)?"
@@ -56,6 +65,7 @@ _HANDOVER = (
     re.compile(rf"^{_NAME}\s+(?:has\s+)?(?:took|taken)\s+over\s+from\s+{_OLD}\s+as\s+{_OWNER}\s+(?P<attr>[a-z][a-z -]{{0,30}}?)$"),
 )
 # Role nouns that are kinds of thing, not roles: "X is the team of Y" names no holder.
+_PERSON = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)?$")  # "Anna belongs to the chess club": a member
 _NOT_ROLES = frozenset({"team", "group", "project", "service", "one", "case", "same", "rest", "end", "start", "home"})
 
 
@@ -88,8 +98,12 @@ def role_reading(s: str) -> tuple[str, str, str, float, str, str | None] | None:
     if " by " in s and (m := _PASSIVE.match(s)) is not None:
         role = ROLE_AGENTS.get(m["verb"].casefold())
         if role is not None and subject_ok(m["subject"]):
-            return m["subject"], role, m["value"], 0.85, "passive", None
+            return m["subject"], normalise_attribute(role), m["value"] or m["unit"], 0.85, "passive", None
         return None
+    if " responsible " in s or " accountable " in s or " belongs " in s:
+        for pattern in _UNIT_OWNS:
+            if (m := pattern.match(s)) is not None and subject_ok(m["subject"]) and not _PERSON.match(m["subject"]):
+                return m["subject"], "owner", m["unit"], 0.85, "unit owns", None
     if " is " in s and (m := _VALUE_FIRST.match(s)) is not None:
         if m["attr"].split()[-1] in _NOT_ROLES or not subject_ok(m["subject"]):
             return None
