@@ -110,3 +110,10 @@ def test_a_flat_record_read_at_a_time_is_about_its_first_field():
     ]
     # Without a time it could be anything: no fact.
     assert claims('{"result": "Success", "count": "3"}') == []
+
+
+def test_a_record_naming_a_person_and_their_unit_is_about_the_person():
+    assert claims('{"employee": "Petra", "group": "perimeter crew"}') == [("petra", "team", "perimeter crew")]
+    assert claims('{"user": "anna", "team": "payments"}') == [("anna", "team", "payments")]
+    # A unit's own record, with no person's key, is about the unit.
+    assert claims('{"team": "payments", "lead": "Anna"}') == [("payments", "lead", "Anna")]

@@ -213,9 +213,11 @@ def stamp_of(value: Any) -> float | None:
 
 
 # Keys that name what a JSON object is about, most specific first; any "…name" or "…_id" key too.
-_IDENTITY_KEYS = ("name", "id", "service", "svc", "app", "application", "project", "team", "squad", "group", "entity",
-                  "subject", "user", "username", "person", "employee", "customer", "host", "hostname", "repo", "device",
-                  "applies_to", "respondent")
+# A person's key comes before a unit's: {"employee": "Petra", "group": "perimeter crew"} is about
+# Petra, whose group it names.
+_IDENTITY_KEYS = ("name", "id", "service", "svc", "app", "application", "project", "user", "username", "person",
+                  "employee", "customer", "respondent", "team", "squad", "group", "entity", "subject", "host",
+                  "hostname", "repo", "device", "applies_to")
 _PLACE_KEYS = frozenset({"room", "site", "building", "floor", "wing", "ward", "bay", "zone", "lab"})
 # Beside a name in its wrapper, a location says which one it is, not where it moved.
 _WRAPPER_PLACES = _PLACE_KEYS | {"location", "place"}
