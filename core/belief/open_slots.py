@@ -103,7 +103,8 @@ def value_form(value: str) -> str | None:
         else:
             marks.append(token.casefold())
     form = " ".join(marks)
-    return form if form not in ("N", "") and len(marks) > 1 or any(ch.isdigit() or ch == "9" for ch in form) else None
+    says_something = (form not in ("N", "") and len(marks) > 1) or any(ch.isdigit() or ch == "9" for ch in form)
+    return form if says_something else None
 
 
 def form_slot(claim: FactClaim, known: set[str], values: dict[tuple[str, str], str]) -> str | None:
@@ -133,10 +134,9 @@ def previous_slot(claim: FactClaim, known: set[str], values: dict[tuple[str, str
 def unit_value(claim: FactClaim, held: str | None) -> str:
     """A unit's value as its slot writes it: "treasury crew" beside "Puffin squad", "identity"
     beside "payments"."""
-    words = claim.value.split()
-    if claim.method != "rule:noun" or claim.attribute not in UNITS or len(words) < 2 or words[-1] != claim.attribute:
-        return claim.value
-    return claim.value if held is not None and held.split()[-1].casefold() in UNITS else " ".join(words[:-1])
+    if claim.method == "rule:noun" and claim.attribute in UNITS and held and held.split()[-1].casefold() in UNITS:
+        return f"{claim.value} {claim.attribute}"
+    return claim.value
 
 
 def open_slot(

@@ -82,8 +82,6 @@ def noun_reading(s: str, embeds: bool) -> tuple[str, str, str, float, str] | Non
             return None
     if m["value"].split()[0].casefold() in _ARTICLE_WORDS:
         return None
-    if m["noun"] in UNITS:  # a unit is named with its noun: "the treasury crew", as a team slot holds it
-        return m["subject"], m["noun"], f'{m["value"]} {m["noun"]}', 0.85, "noun"
     return m["subject"], m["noun"], m["value"], 0.85, "noun"
 
 def change_reading(s: str) -> tuple[str, str, str, float, str, str] | None:
