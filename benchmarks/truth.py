@@ -46,10 +46,16 @@ home properties, shift patterns, appraisal dates and look-alike workplace buddie
 assessors, guest outlets at two look-alike city-centre hotels with a status, opening hours and an
 outlet manager, the companies running outlet types as concessions, departments' heads, booked
 functions' dates, function rooms and events coordinators; staff lists, duty logs, BEOs, compendium
-revisions, "04-MAR-27" and "04/03/2027" dates). Arms on the same vectors: vector top-k,
+revisions, "04-MAR-27" and "04/03/2027" dates) and ``fresh11`` (``_truth/fresh11.py``: blind too; a
+regional water utility's field operations: operators' crews, utes, confined space refresher dates and
+look-alike water and sewage treatment plants they are nominated for, plant equipment at two look-alike
+water treatment plants with a status, a PLC program version and a maintaining fitter, the contractors
+servicing equipment types, sections' prestart places, capital works jobs' shutdown dates, contractors
+and superintendent's representatives; crew sheets, fleet lists, shift logs, interruption notices,
+"4/03/2027", "2027-03-04" and "Thu 4/3" dates). Arms on the same vectors: vector top-k,
 BM25, hybrid RRF, the newest of the top-20 semantic hits, and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all twelve sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all thirteen sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history
