@@ -90,6 +90,10 @@ class BeliefPolicy(BaseModel):
     subject's existing slot ("preferred language") when their phrases' cosine similarity is at
     least this and clearly ahead of the subject's next slot; below it, it is a slot of its own.
     Qualified look-alikes ("home city" / "work city") are never joined."""
+    unread_evidence_window: int = Field(default=10, ge=0, le=100)
+    """A question about a slot: a newer memory among the query's first this many that the rules
+    could not read but that names the subject and the slot, from a trusted writer, leads above
+    the stored value (``deltacore.belief.unread``); 0 turns the check off."""
 
     def checked(self) -> BeliefPolicy:
         known = set(CLASSES) | set(self.half_life_hours)

@@ -36,8 +36,10 @@ from deltacore.belief.lexicon import (
 )
 from deltacore.belief.phrases import (
     AUX,
+    NEGATED,
     SUBJECT,
     UNITS,
+    UNSURE,
     VALUE,
     change_reading,
     name_phrase,
@@ -82,15 +84,8 @@ _ABBREVIATIONS = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "St", "Jr", "Sr", "Mt",
 _SPLIT = re.compile(
     "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS) + r"(?<!\b[A-Z]\.)(?<=[.!?;])\s+|\n+"
 )
-_UNSURE = re.compile(
-    r"\?|\b(?:if|maybe|perhaps|might|could|would|should|probably|possibly|wants? to|plans? to|planning|will|"
-    r"going to|hopes? to|thinks?|think|believes?|wonder|unless|whether|supposedly|rumou?red|allegedly|"
-    r"used to|once|sometimes|had)\b|\b(?:was|were)\b(?!\s+\w+(?:ed|en)\s+(?:to|by|over|into)\b|\s+(?:marked|flagged|listed)\b)",
-    re.IGNORECASE,
-)
 # "also", "too", "as well": one more value beside the one held, never a replacement of it.
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides|another)\b", re.IGNORECASE)
-_NEGATED = re.compile(r"\b(?:not|never|no longer|nobody|none|no)\b|n't\b|n’t\b", re.IGNORECASE)
 _CORRECTION = re.compile(r"^(?:correction|update|actually|erratum|to be clear)\s*[:,\-–]\s*", re.IGNORECASE)
 _DENIAL = re.compile(r"\s*[,;]?\s+(?:not|rather than|instead of)\s+(?P<denied>[^,;()]{1,60})$", re.IGNORECASE)
 # "… (not Paris)", "… (Paris was wrong)": a parenthesised correction of the old value.
@@ -326,7 +321,7 @@ class RuleFactExtractor:
             denied, s, correction = clean(m["not"] or m["was"]), s[: m.start()], True
         elif (m := _DENIAL.search(s)) is not None:
             denied, s, correction = clean(m["denied"]), s[: m.start()], True
-        if _UNSURE.search(s) or _NEGATED.search(s):
+        if UNSURE.search(s) or NEGATED.search(s):
             return None
         match = self._match(s) if _TRIGGER.search(s) else None
         previous = earlier

@@ -53,6 +53,15 @@ _PRONOUNS = frozenset({"me", "you", "him", "her", "us", "them", "my", "your", "h
 MAX_OPEN_CONTENT_WORDS = 3
 _ARTICLE_WORDS = frozenset({"the", "a", "an"})
 UNITS = frozenset({"team", "squad", "group", "department", "unit", "crew", "guild", "chapter", "tribe", "pod"})
+# Hedges, plans, questions and reported past: a sentence saying one of these states no current value.
+UNSURE = re.compile(
+    r"\?|\b(?:if|maybe|perhaps|might|could|would|should|probably|possibly|wants? to|plans? to|planning|will|"
+    r"going to|hopes? to|thinks?|think|believes?|wonder|unless|whether|supposedly|rumou?red|allegedly|"
+    r"used to|once|sometimes|had)\b|\b(?:was|were)\b(?!\s+\w+(?:ed|en)\s+(?:to|by|over|into)\b|\s+(?:marked|flagged|listed)\b)",
+    re.IGNORECASE,
+)
+# A negated statement says what a value is not.
+NEGATED = re.compile(r"\b(?:not|never|no longer|nobody|none|no)\b|n't\b|n’t\b", re.IGNORECASE)
 
 
 def name_phrase(text: str) -> bool:

@@ -19,6 +19,7 @@ from deltacore.belief.layer import BeliefLayer
 from deltacore.belief.open_slots import current_values
 from deltacore.belief.questions import question_slot, subject_keys, value_named
 from deltacore.belief.staleness import valid_at
+from deltacore.belief.unread import Candidate, newer_unread
 from deltacore.belief.view import MemoryBelief, memory_beliefs
 from deltacore.model import MemoryFlag, MemoryPacket, QueryCriteria
 
@@ -46,15 +47,21 @@ class BeliefRanking:
         asks_history = bool(criteria.text and _ASKS_HISTORY.search(criteria.text))
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
-        answer = self._slot_answer(conn, criteria, t, asks_history)
+        answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused)
         if answer is not None:
             belief = memory_beliefs(store, policy, conn, [answer], t)
             if not (criteria.exclude_stale and answer in belief and belief[answer].stale):
                 # The question names one slot the store tracks: the memory stating its value at
-                # the asked time leads; everything else keeps its order below it.
+                # the asked time leads (below a newer memory that may say it changed, which the
+                # rules could not read); everything else keeps its order below them.
+                leads = [newer, answer] if newer else [answer]
                 top = fused[0][1] if fused else 1.0
-                fused = [(answer, top, {"belief": 1})] + [f for f in fused if f[0] != answer]
+                fused = [(e, top, {"belief": 1}) for e in leads] + [f for f in fused if f[0] not in leads]
                 view.update(belief)
+                if newer and answer in view:
+                    note = f"newer memory {newer} may say this changed (it could not be read as a fact)"
+                    memory = view[answer]
+                    memory.hint = f"{memory.hint}; {note}" if memory.hint else note
         since = self._beliefs.shift_since(conn, criteria.tenant)
         if since is not None and since <= t:
             for memory in view.values():
@@ -79,11 +86,12 @@ class BeliefRanking:
         order = sorted(range(len(boosted)), key=lambda i: (-boosted[i][1], i))
         return [boosted[i] for i in order]
 
-    def _slot_answer(self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool) -> str | None:
-        """The event stating the asked slot's value at ``t`` (for "before X": the value before X)."""
+    def _slot_answer(self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool, fused: Fused) -> tuple[str | None, str | None]:
+        """The event stating the asked slot's value at ``t`` (for "before X": the value before X),
+        and a newer found memory that may say the value changed but could not be read."""
         text = criteria.text
         if not text:
-            return None
+            return None, None
         store = self._beliefs.store
         slot = question_slot(
             text,
@@ -92,7 +100,7 @@ class BeliefRanking:
             values=lambda subject: {a: v for (_, a), v in current_values(store.slot_facts(conn, criteria.tenant, [subject], with_events=False)).items()},
         )
         if slot is None:
-            return None
+            return None, None
         rows = [r for r in store.facts(conn, criteria.tenant, *slot) if r["status"] != "rejected" and r.get("event_ids")]
         rows.sort(key=lambda r: (r["valid_from"], r["id"]))
         chosen = None
@@ -100,7 +108,7 @@ class BeliefRanking:
             named = value_named(text, [r["value_key"] for r in rows])
             later = [i for i, r in enumerate(rows) if r["value_key"] == named]
             if named is None or not later or later[0] == 0:
-                return None
+                return None, None
             chosen = rows[later[0] - 1]
         else:
             valid = [r for r in rows if valid_at(r, t)]
@@ -110,7 +118,29 @@ class BeliefRanking:
                 # An open conflict keeps both values valid: the one believed most leads (a
                 # low-trust restatement holds a low belief weight), then the more trusted writer.
                 chosen = max(valid, key=lambda r: (r.get("weight") or 0.0, r.get("trust") or 0.0, r["valid_from"]))
-        return chosen["event_ids"][-1] if chosen else None
+        if chosen is None:
+            return None, None
+        newer = None if asks_history else self._unread_update(conn, criteria.tenant, chosen, rows, fused, t)
+        return chosen["event_ids"][-1], newer
+
+    def _unread_update(self, conn: Any, tenant: str, chosen: dict[str, Any], rows: list[dict[str, Any]], fused: Fused, t: float) -> str | None:
+        window = self._beliefs.policy.unread_evidence_window
+        ids = [item_id for item_id, _, _ in fused[:window] if item_id not in chosen["event_ids"]]
+        if not ids:
+            return None
+        store = self._beliefs.store
+        read = store.facts_of_events(conn, ids)
+        events = {row["id"]: row for row in store.stored_events(conn, [i for i in ids if i not in read])}
+        candidates = [
+            Candidate(i, events[i]["text"] or "", float(events[i]["ts"]), events[i]["actor"], events[i]["namespace"] == "trusted")
+            for i in ids
+            if i in events and float(events[i]["ts"]) <= t
+        ]
+        if not candidates:
+            return None
+        others = [attribute for _, attribute in store.slots_of(conn, tenant, [chosen["subject"]])]
+        found = newer_unread(chosen, {r["value_key"] for r in rows}, others, candidates)
+        return found.event_id if found else None
 
     def _by_slot(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], t: float) -> Fused:
         groups: dict[tuple[str, str, str], list[int]] = {}
