@@ -133,3 +133,13 @@ def test_langgraph_store_search_returns_current_values_unless_asked(memory):
     )
     assert [item.key for item in everything] == ["switch", "language"]
     assert [item.key for item in store.search(("memories", "user"))] == ["switch"]  # newest first, current only
+
+
+def test_langchain_documents_carry_the_hint_of_a_newer_unread_memory(memory):
+    from deltacore.adapters.langchain import DeltaCoreRetriever
+
+    stored = memory.add("Dana's manager is Priya.", ts=NOW - timedelta(days=40))
+    update = memory.add("Dana: manager changeover done, Omar from today", ts=NOW - timedelta(days=2))
+    docs = DeltaCoreRetriever(store=memory, top_k=2).invoke("Who is Dana's manager now?")
+    assert [d.id for d in docs] == [update, stored]
+    assert update in docs[1].metadata["belief_hint"] and docs[1].metadata["flags"] == []
