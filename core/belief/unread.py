@@ -7,12 +7,14 @@ anything: the store does not know what it says. But when a question asks for the
 now, a reader should see it before the stored value, not below it.
 
 A memory found for the question is *unread evidence* about the slot when it was written after
-the slot's value was last observed, by a writer in the trusted namespace; the rules read no
-fact in it; it names the slot's subject (or, in the first person, is the subject speaking);
-it says a word of the slot's name that no other slot of the subject has ("warden" for a fire
-warden, not "fire" when the office also has a fire drill date); it states no hedge, plan,
+the slot's value was last observed and after it took effect, by a writer in the trusted
+namespace; the rules read no fact in it; it names the slot's subject (or, in the first person,
+is the subject speaking); it says a word of the slot's name that no other slot of the subject has
+("warden" for a fire warden, not "fire" when the office also has a fire drill date), and not after
+another qualifier ("my billing address" is no delivery address); it states no hedge, plan,
 question or negation; it says something of the value's shape (a digit for a date or a number, a
-capitalised word other than the subject's for a name); and it names no value the slot ever held (a restatement of an old value is history, not news). Unsure means no.
+capitalised word other than the subject's for a name); and it names no value the slot ever held
+(a restatement of an old value is history, not news). Unsure means no.
 """
 
 from __future__ import annotations
