@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from deltacore.belief.unread import Candidate, newer_unread
+from deltacore.model import MemoryFlag
 
 NOW = datetime.now(UTC)
 QUESTION = "Who is Dana's manager now?"
@@ -29,7 +30,18 @@ def test_a_newer_unread_change_leads_and_the_stored_value_says_it_may_be_out_of_
     packets = memory.query(QUESTION, top_k=3)
     assert [p.id for p in packets[:2]] == [update, stored]
     assert update in packets[1].belief_hint and not packets[1].superseded
+    assert "not read as a fact" in packets[0].belief_hint and "'Priya'" in packets[0].belief_hint
+    assert not packets[0].flags & {MemoryFlag.STALE, MemoryFlag.SUPERSEDED}  # a manager does not go stale
     assert [f.value for f in memory.facts("Dana", "manager")] == ["Priya"]
+
+
+def test_an_unread_observation_leads_stale_when_it_is_old_and_exclude_stale_keeps_it_out(memory):
+    say(memory, "billing-api is down.", 30)
+    note = say(memory, "On-call note, billing-api status board shows Degraded for the whole morning", 10)
+    question = "What is the status of billing-api now?"
+    top = memory.query(question, top_k=3)[0]
+    assert top.id == note and MemoryFlag.STALE in top.flags and "re-observe" in top.belief_hint
+    assert note not in [p.id for p in memory.query(question, top_k=3, exclude_stale=True)]
 
 
 def test_chatter_naming_the_subject_and_the_slot_word_without_a_new_name_does_not_lead(memory):
@@ -117,3 +129,11 @@ def test_a_memory_before_the_value_took_effect_restates_what_held_then():
     fact = {**FACT, "valid_from": 300.0}
     assert found(candidate("Dana's manager as of Monday: Omar", ts=250.0)) == "e1"
     assert newer_unread(fact, ["priya"], [], [candidate("Dana's manager as of Monday: Omar", ts=250.0)]) is None
+
+
+def test_a_held_value_said_as_the_old_side_of_a_change_is_news():
+    fact = {**FACT, "attribute": "status", "value": "awaiting parts", "subject": "yard shunter", "subject_name": "yard shunter"}
+    change = candidate("Status change - yard shunter: awaiting parts => in service")
+    restated = candidate("Status change - yard shunter: in service => awaiting parts")
+    assert newer_unread(fact, ["awaiting parts", "tagged out"], [], [change]) is change
+    assert newer_unread(fact, ["awaiting parts", "tagged out"], [], [restated]) is None

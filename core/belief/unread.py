@@ -13,8 +13,9 @@ is the subject speaking); it says a word of the slot's name that no other slot o
 ("warden" for a fire warden, not "fire" when the office also has a fire drill date), and not after
 another qualifier ("my billing address" is no delivery address); it states no hedge, plan,
 question or negation; it says something of the value's shape (a digit for a date or a number, a
-capitalised word other than the subject's for a name); and it names no value the slot ever held
-(a restatement of an old value is history, not news). Unsure means no.
+capitalised word other than the subject's for a name); and it names no value the slot ever held,
+except as the old side of a change ("awaiting parts => in service"): a restatement of an old
+value is history, not news. Unsure means no.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from deltacore.belief.questions import word_fits
 from deltacore.belief.slots import FUNCTION_WORDS
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CHANGE_MARK = re.compile(r"=>|->|→|\bto\b")
 _DETERMINERS = frozenset({"my", "our", "your", "his", "her", "their", "this", "that", "s", "new", "current"})
 MIN_ATTRIBUTE_WORD = 3
 """Shorter words of a slot's name ("id", "on") say nothing about which slot a memory is about."""
@@ -79,8 +81,7 @@ def newer_unread(
             continue
         if not _says_a_value(text, shape, set(subject_words) | slot_words):
             continue
-        folded = text.casefold()
-        if any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", folded) for v in held):
+        if _restates(text.casefold(), held):
             continue
         return candidate
     return None
@@ -117,6 +118,13 @@ def _seconds(moment: Any) -> float:
     if moment is None:
         return 0.0
     return moment.timestamp() if hasattr(moment, "timestamp") else float(moment)
+
+
+def _restates(folded: str, held: list[str]) -> bool:
+    """A value the slot held is named, other than as the old side of a change ("awaiting parts =>
+    in service", "changed from Dariusz to Dariush")."""
+    after = _CHANGE_MARK.split(folded)[-1]
+    return any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", after) for v in held)
 
 
 def _words(text: str) -> list[str]:

@@ -18,7 +18,7 @@ from deltacore.belief.policy import BeliefPolicy
 from deltacore.belief.records import UNKNOWN
 from deltacore.belief.staleness import slot_belief, valid_at
 
-RANK = {"current": 0, "contested": 1, "future": 2, "superseded": 2}
+RANK = {"current": 0, "contested": 1, "unread": 1, "future": 2, "superseded": 2}
 
 
 @dataclass
@@ -27,6 +27,7 @@ class MemoryBelief:
     slot: tuple[str, str, str]
     """(tenant, subject, attribute) of the fact that decides the memory's standing."""
     state: str
+    """current, contested, future, superseded, or unread (newer than the stored value, no fact read)."""
     belief_confidence: float
     fact_id: str
     superseded_by: str | None = None

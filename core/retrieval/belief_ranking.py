@@ -18,7 +18,7 @@ from typing import Any
 from deltacore.belief.layer import BeliefLayer
 from deltacore.belief.open_slots import current_values
 from deltacore.belief.questions import question_slot, subject_keys, value_named
-from deltacore.belief.staleness import valid_at
+from deltacore.belief.staleness import observation_interval, retention, valid_at
 from deltacore.belief.unread import Candidate, newer_unread
 from deltacore.belief.view import MemoryBelief, memory_beliefs
 from deltacore.model import MemoryFlag, MemoryPacket, QueryCriteria
@@ -48,18 +48,22 @@ class BeliefRanking:
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
         answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused)
+        if newer is not None and criteria.exclude_stale and newer.stale:
+            fused, newer = [f for f in fused if f[0] != newer.event_id], None
         if answer is not None:
             belief = memory_beliefs(store, policy, conn, [answer], t)
             if not (criteria.exclude_stale and answer in belief and belief[answer].stale):
                 # The question names one slot the store tracks: the memory stating its value at
                 # the asked time leads (below a newer memory that may say it changed, which the
                 # rules could not read); everything else keeps its order below them.
-                leads = [newer, answer] if newer else [answer]
+                leads = [newer.event_id, answer] if newer else [answer]
                 top = fused[0][1] if fused else 1.0
                 fused = [(e, top, {"belief": 1}) for e in leads] + [f for f in fused if f[0] not in leads]
                 view.update(belief)
-                if newer and answer in view:
-                    note = f"newer memory {newer} may say this changed (it could not be read as a fact)"
+                if newer is not None:
+                    view[newer.event_id] = newer
+                if newer is not None and answer in view:
+                    note = f"newer memory {newer.event_id} may say this changed (it could not be read as a fact)"
                     memory = view[answer]
                     memory.hint = f"{memory.hint}; {note}" if memory.hint else note
         since = self._beliefs.shift_since(conn, criteria.tenant)
@@ -86,7 +90,9 @@ class BeliefRanking:
         order = sorted(range(len(boosted)), key=lambda i: (-boosted[i][1], i))
         return [boosted[i] for i in order]
 
-    def _slot_answer(self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool, fused: Fused) -> tuple[str | None, str | None]:
+    def _slot_answer(
+        self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool, fused: Fused
+    ) -> tuple[str | None, MemoryBelief | None]:
         """The event stating the asked slot's value at ``t`` (for "before X": the value before X),
         and a newer found memory that may say the value changed but could not be read."""
         text = criteria.text
@@ -123,7 +129,9 @@ class BeliefRanking:
         newer = None if asks_history else self._unread_update(conn, criteria.tenant, chosen, rows, fused, t)
         return chosen["event_ids"][-1], newer
 
-    def _unread_update(self, conn: Any, tenant: str, chosen: dict[str, Any], rows: list[dict[str, Any]], fused: Fused, t: float) -> str | None:
+    def _unread_update(
+        self, conn: Any, tenant: str, chosen: dict[str, Any], rows: list[dict[str, Any]], fused: Fused, t: float
+    ) -> MemoryBelief | None:
         window = self._beliefs.policy.unread_evidence_window
         ids = [item_id for item_id, _, _ in fused[:window] if item_id not in chosen["event_ids"]]
         if not ids:
@@ -140,7 +148,18 @@ class BeliefRanking:
             return None
         others = [attribute for _, attribute in store.slots_of(conn, tenant, [chosen["subject"]])]
         found = newer_unread(chosen, {r["value_key"] for r in rows}, others, candidates)
-        return found.event_id if found else None
+        if found is None:
+            return None
+        # What it says is unknown, but how old it is is not: an observation (a status) seen
+        # that long ago is as stale as a read one would be.
+        policy = self._beliefs.policy
+        klass = chosen.get("attribute_class") or policy.class_of(chosen["attribute"])
+        confidence = retention(policy, klass, t - found.ts, observation_interval(rows, t))
+        stale = confidence < policy.stale_below
+        hint = f"not read as a fact; newer than the stored value {chosen['value']!r}"
+        memory = MemoryBelief(found.event_id, (tenant, chosen["subject"], chosen["attribute"]), "unread", round(confidence, 6), "")
+        memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, found.ts
+        return memory
 
     def _by_slot(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], t: float) -> Fused:
         groups: dict[tuple[str, str, str], list[int]] = {}
