@@ -63,7 +63,7 @@ def newer_unread(
     held = [v for v in held_values if v]
     # Newer than the value's last observation and than its start ("from 1 February" said in
     # December): a memory in between restates what held before.
-    since = max(float(fact["last_observed"]), _seconds(fact.get("valid_from")))
+    since = max(float(fact["last_observed"]), float(fact.get("valid_from") or 0.0))
     shape = value_shape(fact["value"])
     slot_words = set(_words(fact["attribute"]))
     for candidate in candidates:
@@ -107,17 +107,10 @@ def _otherwise_qualified(words: list[str], slot: list[str], subject_words: list[
     if len(slot) < 2:
         return False
     head = slot[-1]
-    for before, token in zip(words, words[1:]):
-        if word_fits(head, token) and before not in slot and before not in subject_words and before not in FUNCTION_WORDS:
-            if before not in _DETERMINERS and not before.isdigit():
-                return True
-    return False
-
-
-def _seconds(moment: Any) -> float:
-    if moment is None:
-        return 0.0
-    return moment.timestamp() if hasattr(moment, "timestamp") else float(moment)
+    allowed = set(slot) | set(subject_words) | FUNCTION_WORDS | _DETERMINERS
+    return any(
+        word_fits(head, token) and before not in allowed and not before.isdigit() for before, token in zip(words, words[1:])
+    )
 
 
 def _restates(folded: str, held: list[str]) -> bool:
