@@ -94,6 +94,10 @@ class BeliefPolicy(BaseModel):
     """A question about a slot: a newer memory among the query's first this many that the rules
     could not read but that names the subject and the slot, from a trusted writer, leads above
     the stored value (``deltacore.belief.unread``); 0 turns the check off."""
+    restated_window: int = Field(default=20, ge=0, le=100)
+    """Among the query's first this many memories, ones that state one form with another value
+    ("X looks nominal on the board" after "X looks in a brownout on the board") are ordered newest
+    first by established writers (``deltacore.belief.restated``); 0 turns it off."""
 
     def checked(self) -> BeliefPolicy:
         known = set(CLASSES) | set(self.half_life_hours)

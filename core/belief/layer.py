@@ -130,6 +130,17 @@ class BeliefLayer:
         self._shifts: dict[str, float | None] = {}
         """Tenant -> start of its latest distribution shift (E07), loaded from the log once."""
 
+    def established(self, conn: Any, tenant: str, events: Sequence[dict[str, Any]]) -> set[str]:
+        """The ids of stored events whose writer may change what is believed: the trusted
+        namespace, a trust score of at least ``trusted_min``, and not a newcomer."""
+        sources = {e["source"] for e in events if e.get("source")}
+        newcomers = self._newcomers(conn, tenant, sources) if self._newcomers is not None and sources else set()
+        return {
+            e["id"] for e in events
+            if e.get("namespace") == "trusted" and float(e.get("trust") or 0.0) >= self.policy.trusted_min
+            and e.get("source") not in newcomers
+        }
+
     # ---- write path --------------------------------------------------------------------------------
 
     def after_commit(self, stored_ids: Sequence[str]) -> int:

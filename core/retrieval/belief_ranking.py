@@ -18,6 +18,7 @@ from typing import Any
 from deltacore.belief.layer import BeliefLayer
 from deltacore.belief.open_slots import current_values
 from deltacore.belief.questions import question_slot, subject_keys, value_named
+from deltacore.belief.restated import Said, newest_first, restated_forms
 from deltacore.belief.staleness import observation_interval, retention, valid_at
 from deltacore.belief.unread import Candidate, newer_unread
 from deltacore.belief.view import MemoryBelief, memory_beliefs
@@ -47,6 +48,8 @@ class BeliefRanking:
         asks_history = bool(criteria.text and _ASKS_HISTORY.search(criteria.text))
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
+        if criteria.text and not asks_history:
+            fused = self._restated(conn, fused, view, criteria)
         answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused)
         if newer is not None and criteria.exclude_stale and newer.stale:
             fused, newer = [f for f in fused if f[0] != newer.event_id], None
@@ -160,6 +163,32 @@ class BeliefRanking:
         memory = MemoryBelief(found.event_id, (tenant, chosen["subject"], chosen["attribute"]), "unread", round(confidence, 6), "")
         memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, found.ts
         return memory
+
+    def _restated(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria) -> Fused:
+        """Found memories that state one form with different values take their group's places
+        newest first (by established writers); nothing else moves. A group the belief layer has
+        read as one slot is already in its order."""
+        head = fused[: self._beliefs.policy.restated_window]
+        if len(head) < 2:
+            return fused
+        rows = {r["id"]: r for r in self._beliefs.store.stored_events(conn, [i for i, _, _ in head])}
+        if len(rows) < 2:
+            return fused
+        established = self._beliefs.established(conn, criteria.tenant, list(rows.values()))
+        positions = [p for p, (item_id, _, _) in enumerate(head) if item_id in rows]
+        said = [
+            Said(head[p][0], rows[head[p][0]]["text"] or "", float(rows[head[p][0]]["ts"]), head[p][0] in established)
+            for p in positions
+        ]
+        result = list(fused)
+        for members in restated_forms(criteria.text or "", said):
+            ids = [said[m].event_id for m in members]
+            if all(i in view for i in ids) and len({view[i].slot for i in ids}) == 1:
+                continue
+            places = sorted(positions[m] for m in members)
+            for place, m in zip(places, newest_first(said, members)):
+                result[place] = (said[m].event_id, fused[place][1], fused[positions[m]][2])
+        return result
 
     def _by_slot(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], t: float) -> Fused:
         groups: dict[tuple[str, str, str], list[int]] = {}

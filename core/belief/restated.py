@@ -1,0 +1,140 @@
+"""Memories that say the same thing with one part changed: one statement form, another value.
+
+A store keeps saying things in the same words: a status board's "ledger-writer in stable looks
+in a brownout on the board." and, two months on, "ledger-writer in stable looks nominal on the
+board."; a log line with a new reading; a rota line with another name. The rules may read neither
+(no rule knows "looks ... on the board"), yet the two plainly state one slot: everything but one
+span is the same. For a question about what is true, the newest of such a form written by an
+established writer is the answer and the older ones are history, whatever the words are.
+
+Two memories share a form when, after their words are lined up, they differ in exactly one span
+that both sides fill (a replacement, not an added "not" or "next quarter"); what they share is
+at least half of the longer one and at least ``MIN_SHARED`` words; and the differing span is
+short (``MAX_SPAN`` words). Dates and clock times are masked first when the raw words differ in
+more than one span, so that a log line's timestamp does not hide its value. For a question, the
+shared part must name something the question asks about, and the differing span nothing it
+asks about: "Anna lives in Berlin" and "Ana lives in Berlin" differ in the asked name, not a
+value; "svc in staging runs 2.1" and "svc in production runs 2.4" differ in two spans. A span
+that hedges or negates ("is" / "might be") is no value. Pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from deltacore.belief.phrases import NEGATED, UNSURE
+from deltacore.belief.questions import word_fits
+from deltacore.belief.slots import FUNCTION_WORDS
+
+_TOKEN = re.compile(r"\w[\w.+#'’:/-]*[\w+#]|\w|[^\w\s]", re.UNICODE)
+_DATE_OR_TIME = re.compile(
+    r"^(?:\d{1,4}[-./]\d{1,2}[-./]\d{1,4}(?:[t ]?\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?|\d{8}|"
+    r"\d{1,2}[a-z]{3}\d{2,4}|\d{1,2}-[a-z]{3}-\d{2,4})$",
+    re.IGNORECASE,
+)
+_ASKING = frozenset(
+    {"what", "which", "who", "whom", "whose", "where", "when", "how", "does", "do", "did", "these", "days",
+     "currently", "today", "right", "moment", "still", "s", "tell", "me", "please", "anymore", "present", "presently"}
+)
+MIN_SHARED = 3
+MAX_SPAN = 5
+MIN_ASKED = 3
+"""Shorter question words ("on", "it") say nothing about what is asked."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """One found memory: its text, its time, and whether its writer is established (trusted
+    namespace, a trusted score, not a newcomer) — only such a writer's newer word counts."""
+
+    event_id: str
+    text: str
+    ts: float
+    established: bool
+
+
+def tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def asked_words(question: str) -> list[str]:
+    """The question's words that say what it is about (subject, attribute cues)."""
+    return [
+        w for w in tokens(question)
+        if w[0].isalnum() and w not in FUNCTION_WORDS and w not in _ASKING and len(w) >= MIN_ASKED
+    ]
+
+
+def _names_asked(words: Sequence[str], asked: Sequence[str]) -> bool:
+    return any(word_fits(a, w) for w in words if w[0].isalnum() for a in asked)
+
+
+def _one_span(a: list[str], b: list[str]) -> tuple[int, int, int, int] | None:
+    ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    return ops[0][1:]
+
+
+def _masked(words: list[str]) -> list[str]:
+    return ["<when>" if _DATE_OR_TIME.match(w) else w for w in words]
+
+
+def differing_span(a: str, b: str, asked: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """The one span in which two memories differ, when they share a form for this question."""
+    ta, tb = tokens(a), tokens(b)
+    spans = _one_span(ta, tb)
+    if spans is None:
+        ta, tb = _masked(ta), _masked(tb)
+        spans = _one_span(ta, tb)
+    if spans is None:
+        return None
+    i1, i2, j1, j2 = spans
+    sa, sb, shared_words = ta[i1:i2], tb[j1:j2], ta[:i1] + ta[i2:]
+    shared = len(shared_words)
+    if shared < MIN_SHARED or 2 * shared < max(len(ta), len(tb)) or max(len(sa), len(sb)) > MAX_SPAN:
+        return None
+    if "<when>" in sa or "<when>" in sb:
+        return None
+    if _names_asked(sa + sb, asked):
+        return None
+    if not _names_asked(shared_words, asked):
+        return None
+    phrase = " ".join(sa + ["|"] + sb)
+    if UNSURE.search(phrase) or NEGATED.search(phrase):
+        return None
+    return sa, sb
+
+
+def restated_forms(question: str, memories: Sequence[Said]) -> list[list[int]]:
+    """Groups of memories (indices, in the given order) that state one form with different
+    values; a memory belongs to at most one group."""
+    asked = asked_words(question)
+    if not asked:
+        return []
+    parent = list(range(len(memories)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(memories)):
+        for j in range(i + 1, len(memories)):
+            if root(i) != root(j) and differing_span(memories[i].text, memories[j].text, asked) is not None:
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(memories)):
+        groups.setdefault(root(i), []).append(i)
+    return [members for members in groups.values() if len(members) > 1]
+
+
+def newest_first(memories: Sequence[Said], members: Sequence[int]) -> list[int]:
+    """A group's order for a question about now (or as of a time, the group already cut to it):
+    established writers' memories newest first, then the others in their found order."""
+    established = sorted((i for i in members if memories[i].established), key=lambda i: (-memories[i].ts, i))
+    return established + [i for i in members if not memories[i].established]
