@@ -8,14 +8,16 @@ span is the same. For a question about what is true, the newest of such a form w
 established writer is the answer and the older ones are history, whatever the words are.
 
 Two memories share a form when, after their words are lined up, they differ in exactly one span
-that both sides fill (a replacement, not an added "not" or "next quarter"); what they share is
+that both sides fill with words (a replacement, not an added "not" or "next quarter", nor
+"!" for "."); what they share is
 at least half of the longer one and at least ``MIN_SHARED`` words; and the differing span is
 short (``MAX_SPAN`` words). Dates and clock times are masked first when the raw words differ in
 more than one span, so that a log line's timestamp does not hide its value. For a question, the
 shared part must name something the question asks about, and the differing span nothing it
 asks about: "Anna lives in Berlin" and "Ana lives in Berlin" differ in the asked name, not a
-value; "svc in staging runs 2.1" and "svc in production runs 2.4" differ in two spans. A span
-that hedges or negates ("is" / "might be") is no value. Pure and deterministic.
+value; "svc in staging runs 2.1" and "svc in production runs 2.4" differ in two spans; "my
+editor is Neovim" from two speakers is about two people. A span that hedges or negates ("is" /
+"might be") is no value. Pure and deterministic.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from deltacore.belief.lexicon import FIRST_PERSON
 from deltacore.belief.phrases import NEGATED, UNSURE
 from deltacore.belief.questions import word_fits
 from deltacore.belief.slots import FUNCTION_WORDS
@@ -39,6 +42,7 @@ _ASKING = frozenset(
     {"what", "which", "who", "whom", "whose", "where", "when", "how", "does", "do", "did", "these", "days",
      "currently", "today", "right", "moment", "still", "s", "tell", "me", "please", "anymore", "present", "presently"}
 )
+_WE = frozenset({"we", "us", "our", "ours"})
 MIN_SHARED = 3
 MAX_SPAN = 5
 MIN_ASKED = 3
@@ -54,6 +58,7 @@ class Said:
     text: str
     ts: float
     established: bool
+    actor: str | None = None
 
 
 def tokens(text: str) -> list[str]:
@@ -97,7 +102,7 @@ def differing_span(a: str, b: str, asked: Sequence[str]) -> tuple[list[str], lis
     shared = len(shared_words)
     if shared < MIN_SHARED or 2 * shared < max(len(ta), len(tb)) or max(len(sa), len(sb)) > MAX_SPAN:
         return None
-    if "<when>" in sa or "<when>" in sb:
+    if "<when>" in sa or "<when>" in sb or not any(w[0].isalnum() for w in sa) or not any(w[0].isalnum() for w in sb):
         return None
     if _names_asked(sa + sb, asked):
         return None
@@ -107,6 +112,12 @@ def differing_span(a: str, b: str, asked: Sequence[str]) -> tuple[list[str], lis
     if UNSURE.search(phrase) or NEGATED.search(phrase):
         return None
     return sa, sb
+
+
+def _same_speaker(a: Said, b: Said) -> bool:
+    """"My editor is Neovim" and "My editor is Sublime Text" share a form only from one speaker."""
+    first_person = any(w in FIRST_PERSON or w in _WE for w in tokens(a.text) + tokens(b.text))
+    return not first_person or (a.actor is not None and a.actor == b.actor)
 
 
 def restated_forms(question: str, memories: Sequence[Said]) -> list[list[int]]:
@@ -125,7 +136,7 @@ def restated_forms(question: str, memories: Sequence[Said]) -> list[list[int]]:
 
     for i in range(len(memories)):
         for j in range(i + 1, len(memories)):
-            if root(i) != root(j) and differing_span(memories[i].text, memories[j].text, asked) is not None:
+            if root(i) != root(j) and _same_speaker(memories[i], memories[j]) and differing_span(memories[i].text, memories[j].text, asked) is not None:
                 parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for i in range(len(memories)):

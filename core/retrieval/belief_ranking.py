@@ -177,7 +177,7 @@ class BeliefRanking:
         established = self._beliefs.established(conn, criteria.tenant, list(rows.values()))
         positions = [p for p, (item_id, _, _) in enumerate(head) if item_id in rows]
         said = [
-            Said(head[p][0], rows[head[p][0]]["text"] or "", float(rows[head[p][0]]["ts"]), head[p][0] in established)
+            Said(head[p][0], rows[head[p][0]]["text"] or "", float(rows[head[p][0]]["ts"]), head[p][0] in established, rows[head[p][0]]["actor"])
             for p in positions
         ]
         result = list(fused)
