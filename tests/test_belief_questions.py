@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from deltacore.belief.questions import question_slot, subject_keys
+from deltacore.belief.questions import question_slot, slot_holding, subject_keys
 
 NOW = datetime.now(timezone.utc)
 SLOTS = [
@@ -205,3 +205,43 @@ def test_how_someone_gets_to_work_asks_their_commute_and_dental_care_their_denti
     assert question_slot("How does Anna get to work these days?", slots) == ("anna", "commute")
     assert question_slot("Who does Anna see for dental care now?", slots) == ("anna", "dentist")
     assert question_slot("Which city does Anna work in these days?", slots) == ("anna", "work city")
+
+
+def test_before_a_named_value_finds_the_slot_that_held_it_when_the_words_name_none(memory):
+    # "set up on" names no slot of Noor's; the value it names, Atlas, was only ever her team.
+    orion = memory.add("Noor's team is Orion.", ts=NOW - timedelta(days=90), source="user:hr")
+    memory.add("Noor's team is Atlas.", ts=NOW - timedelta(days=10), source="user:hr")
+    memory.add("Noor's home city is Lisbon.", ts=NOW - timedelta(days=50), source="user:hr")
+    assert memory.query("What was Noor set up on before Atlas?", top_k=3)[0].id == orion
+
+
+def test_a_value_two_slots_held_names_no_slot():
+    held = {("anna", "home city"): ["lisbon", "berlin"], ("anna", "work city"): ["berlin"], ("anna", "employer"): ["acme"]}
+    assert slot_holding("Where was Anna before Berlin?", held) is None
+    assert slot_holding("Where was Anna before Lisbon?", held) == ("anna", "home city")
+    assert slot_holding("What did Anna do before Acme?", held) == ("anna", "employer")
+    assert slot_holding("What did Anna do before Paris?", held) is None
+
+
+def test_a_place_with_a_name_of_its_own_needs_no_article():
+    slots = [("smoke alarm flat a", "network"), ("smoke alarm flat b", "network"), ("smoke alarm flat a", "connection")]
+    assert "smoke alarm flat a" in subject_keys("Which Wi-Fi network is the smoke alarm in Flat A joined to now?")
+    assert question_slot("Which Wi-Fi network is the smoke alarm in Flat B joined to now?", slots) == ("smoke alarm flat b", "network")
+    # a lower-case word after "in" is no place's name
+    assert "smoke alarm flat" not in subject_keys("Is the smoke alarm in flat mode?")
+
+
+@pytest.mark.parametrize(
+    ("question", "slot"),
+    [
+        ("Which runtime does thumbnailer in stable execute on these days?", ("thumbnailer stable", "runtime env")),
+        ("Which phase is the Albatross effort in these days?", ("albatross", "phase name")),
+        ("Which vehicle does Mihail drive now?", ("mihail", "vehicle reg")),
+        ("Which editor does Cleo write code in these days?", ("cleo", "editor of choice")),
+    ],
+)
+def test_a_record_keys_spelling_suffix_is_not_what_a_question_must_say(question, slot):
+    slots = [("thumbnailer stable", "runtime env"), ("thumbnailer stable", "tag"), ("albatross", "phase name"),
+             ("albatross", "champion name"), ("mihail", "vehicle reg"), ("mihail", "home depot"),
+             ("cleo", "editor of choice"), ("cleo", "work city")]
+    assert question_slot(question, slots) == slot

@@ -51,17 +51,6 @@ def test_a_guest_restating_an_old_value_later_does_not_lead(memory):
     assert memory.query(BOARD, top_k=3)[0].id == new
 
 
-def test_turned_off_search_alone_decides_and_here_puts_the_old_value_first(backend):
-    memory = backend.open(belief={"restated_window": 0})
-    try:
-        standing(memory)
-        old = board(memory, "nominal", 60)
-        board(memory, "in a brownout", 10)
-        assert memory.query(BOARD, top_k=3)[0].id == old
-    finally:
-        memory.close()
-
-
 # ---- the form check on its own --------------------------------------------------------------
 
 
@@ -116,3 +105,13 @@ def test_first_person_statements_share_a_form_only_from_one_speaker():
                 Said("b", "My editor of choice is Neovim.", 200.0, True, "bram"),
                 Said("c", "My editor of choice is Helix.", 300.0, True, "agneta")]
     assert [[memories[i].event_id for i in g] for g in restated_forms(question, memories)] == [["a", "c"]]
+
+
+def test_a_bad_window_is_refused_naming_the_field(tmp_path):
+    import pytest
+
+    from deltacore import DeltaCore
+    from deltacore.testing import FakeEmbedder
+
+    with pytest.raises(Exception, match="restated_window"):
+        DeltaCore.open(tmp_path, embedder=FakeEmbedder(), belief={"restated_window": -1})

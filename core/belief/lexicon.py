@@ -157,6 +157,8 @@ def qualified(folded: str) -> str:
 
 _PLACED = re.compile(r"^([a-z][\w-]*(?: [a-z][\w-]*){0,2}) (?:in|on|at) the ([a-z][\w-]*(?: [a-z][\w-]*){0,2})$")
 PLACING_WORDS = frozenset({"in", "on", "at"})
+# How record keys end without saying what they hold ("phase_name", "vehicle_reg", "runtime_env").
+KEY_SUFFIXES = frozenset({"name", "id", "env", "reg", "no", "num", "code", "ref", "value", "val", "expires", "choice", "label"})
 
 
 def canonical_subject(name: str, actor: str | None = None, user_id: str | None = None) -> str | None:

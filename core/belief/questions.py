@@ -16,6 +16,7 @@ from deltacore.belief.lexicon import (
     ATTRIBUTES,
     BROADER,
     ENVIRONMENTS,
+    KEY_SUFFIXES,
     MULTI_VALUED_ATTRIBUTES,
     PLACING_WORDS,
     TYPE_NOUNS,
@@ -62,12 +63,16 @@ def subject_keys(text: str) -> list[str]:
     # A thing named by where it is takes more words: "the fume hood in the upstairs lab", "the
     # reach truck on the North Yard".
     folded = [w.casefold() for w in words]
-    for i in range(1, len(words) - 2):
-        if folded[i] not in PLACING_WORDS or folded[i + 1] != "the":
+    # A place with a name of its own needs no article: "the smoke alarm in Flat A".
+    for i in range(1, len(words) - 1):
+        if folded[i] not in PLACING_WORDS:
+            continue
+        first = i + 2 if folded[i + 1] == "the" else i + 1
+        if first == i + 1 and not words[first][:1].isupper():
             continue
         for start in range(max(0, i - MAX_PLACED_SIDE), i):
-            for end in range(i + 3, min(len(words), i + 2 + MAX_PLACED_SIDE) + 1):
-                key = canonical_subject(" ".join(words[start:end]))
+            for end in range(first + 1, min(len(words), first + MAX_PLACED_SIDE) + 1):
+                key = canonical_subject(" ".join(words[start:i] + [words[i], "the"] + words[first:end]))
                 if key and key not in keys:
                     keys.append(key)
     # "Which contractor maintains the reach trucks?" asks about the kind of thing, "reach truck".
@@ -198,6 +203,17 @@ def value_named(text: str, values: Sequence[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
+def slot_holding(text: str, held: dict[tuple[str, str], Sequence[str]]) -> tuple[str, str] | None:
+    """For "what was X's … before V?" whose words name no slot: the one slot of ``held`` (slot →
+    the normalised values it ever held) with the value the question names. Two slots holding it
+    (a home and a work city both once Berlin) is unsure: no slot."""
+    named = value_named(text, sorted({v for values in held.values() for v in values}))
+    if named is None:
+        return None
+    holding = [slot for slot, values in held.items() if named in values and slot[1] not in MULTI_VALUED_ATTRIBUTES]
+    return holding[0] if len(holding) == 1 else None
+
+
 def _named_subject(named: list[tuple[str, str]]) -> str | None:
     """The subject named by most words, when only one is ("billing-api staging" before
     "billing-api")."""
@@ -251,6 +267,16 @@ def word_fits(slot_word: str, token: str) -> bool:
     return BROADER.get(slot_word) == token
 
 
+def name_words(attribute: str) -> list[str]:
+    """The words of a slot's name that a question may say, head noun last: a record key's
+    trailing "name", "id" or "env" is how the key was spelled, not what it is ("phase name" is
+    a phase, "runtime env" a runtime, "warranty expires" a warranty)."""
+    words = content_words(attribute).split()
+    while len(words) > 1 and words[-1] in KEY_SUFFIXES:
+        words.pop()
+    return words
+
+
 def _by_words(
     text: str, subject: str, attributes: list[str], values: Callable[[str], dict[str, str]] | None
 ) -> str | None:
@@ -269,7 +295,7 @@ def _by_words(
     said = [w.rstrip(".'’").casefold() for w in _WORD.findall(text)]
     scored = []
     for attribute in attributes:
-        words = content_words(attribute).split()
+        words = name_words(attribute)
         matched = [w for w in words if any(word_fits(w, t) for t in tokens)]
         # A modifier alone ("work" of "work city") names the slot only when the value asked
         # for has the slot's shape ("who is responsible …" of a "responsible person" named).

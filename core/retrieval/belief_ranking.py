@@ -17,7 +17,7 @@ from typing import Any
 
 from deltacore.belief.layer import BeliefLayer
 from deltacore.belief.open_slots import current_values
-from deltacore.belief.questions import question_slot, subject_keys, value_named
+from deltacore.belief.questions import question_slot, slot_holding, subject_keys, value_named
 from deltacore.belief.restated import Said, newest_first, restated_forms
 from deltacore.belief.staleness import observation_interval, retention, valid_at
 from deltacore.belief.unread import Candidate, newer_unread
@@ -102,12 +102,20 @@ class BeliefRanking:
         if not text:
             return None, None
         store = self._beliefs.store
+        named = store.slots_of(conn, criteria.tenant, subject_keys(text))
         slot = question_slot(
             text,
-            store.slots_of(conn, criteria.tenant, subject_keys(text)),
+            named,
             self._beliefs.slots,
             values=lambda subject: {a: v for (_, a), v in current_values(store.slot_facts(conn, criteria.tenant, [subject], with_events=False)).items()},
         )
+        if slot is None and asks_history and named:
+            # "Which team was Noor on before Atlas?": the value it names says which slot it is.
+            held: dict[tuple[str, str], list[str]] = {}
+            for row in store.slot_facts(conn, criteria.tenant, sorted({s for s, _ in named}), with_events=False):
+                if row["status"] != "rejected":
+                    held.setdefault((row["subject"], row["attribute"]), []).append(row["value_key"])
+            slot = slot_holding(text, held)
         if slot is None:
             return None, None
         rows = [r for r in store.facts(conn, criteria.tenant, *slot) if r["status"] != "rejected" and r.get("event_ids")]
