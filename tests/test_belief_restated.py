@@ -66,6 +66,13 @@ def test_two_statements_differing_in_one_filled_span_share_a_form():
                 "Which runtime does thumbnailer in canary execute on?") == ("go 1.22", "deno 1.40")
 
 
+def test_a_lead_in_only_one_of_them_has_is_set_aside():
+    assert span("thumbnailer in canary carries tag 2025.4.", "Scratch that about tag 2025.4: thumbnailer in canary carries tag 2025.7.",
+                "Which tag does thumbnailer in canary carry these days?") == ("2025.4", "2025.7")
+    assert span("thumbnailer in canary carries tag 2025.4.", "Maybe next week: thumbnailer in canary carries tag 2025.7.",
+                "Which tag does thumbnailer in canary carry these days?") is None
+
+
 def test_a_timestamp_does_not_hide_a_log_lines_value():
     assert span("2026-03-04 10:00 billing-api status=up", "2026-05-01 11:12 billing-api status=down",
                 "What is the status of billing-api?") == ("up", "down")

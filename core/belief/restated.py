@@ -7,8 +7,9 @@ board."; a log line with a new reading; a rota line with another name. The rules
 span is the same. For a question about what is true, the newest of such a form written by an
 established writer is the answer and the older ones are history, whatever the words are.
 
-Two memories share a form when, after their words are lined up, they differ in exactly one span
-that both sides fill with words (a replacement, not an added "not" or "next quarter", nor
+Two memories share a form when, after their words are lined up and a short lead-in only one of
+them has is set aside ("Scratch that about tag 2025.4: …"), they differ in exactly one span that
+both sides fill with words (a replacement, not an added "not" or "next quarter", nor
 "!" for "."); what they share is
 at least half of the longer one and at least ``MIN_SHARED`` words; and the differing span is
 short (``MAX_SPAN`` words). Dates and clock times are masked first when the raw words differ in
@@ -45,6 +46,7 @@ _ASKING = frozenset(
 _WE = frozenset({"we", "us", "our", "ours"})
 MIN_SHARED = 3
 MAX_SPAN = 5
+MAX_LEAD_IN = 8
 MIN_ASKED = 3
 """Shorter question words ("on", "it") say nothing about what is asked."""
 
@@ -77,11 +79,18 @@ def _names_asked(words: Sequence[str], asked: Sequence[str]) -> bool:
     return any(word_fits(a, w) for w in words if w[0].isalnum() for a in asked)
 
 
-def _one_span(a: list[str], b: list[str]) -> tuple[int, int, int, int] | None:
+def _one_span(a: list[str], b: list[str]) -> tuple[int, int, int, int, int, int] | None:
+    """Where two word lists differ in one replaced span, after at most one lead-in that only
+    one of them has ("Scratch that about tag 2025.4:", "Update:"): the span's bounds and the
+    lead-ins' lengths."""
     ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "replace":
+    lead_a = lead_b = 0
+    if len(ops) == 2 and ops[0][1] == 0 and ops[0][3] == 0 and ops[0][0] in ("insert", "delete"):
+        lead_a, lead_b = ops[0][2], ops[0][4]
+        ops = ops[1:]
+    if len(ops) != 1 or ops[0][0] != "replace" or max(lead_a, lead_b) > MAX_LEAD_IN:
         return None
-    return ops[0][1:]
+    return (*ops[0][1:], lead_a, lead_b)
 
 
 def _masked(words: list[str]) -> list[str]:
@@ -97,8 +106,11 @@ def differing_span(a: str, b: str, asked: Sequence[str]) -> tuple[list[str], lis
         spans = _one_span(ta, tb)
     if spans is None:
         return None
-    i1, i2, j1, j2 = spans
-    sa, sb, shared_words = ta[i1:i2], tb[j1:j2], ta[:i1] + ta[i2:]
+    i1, i2, j1, j2, lead_a, lead_b = spans
+    if UNSURE.search(" ".join(ta[:lead_a] + tb[:lead_b])) or NEGATED.search(" ".join(ta[:lead_a] + tb[:lead_b])):
+        return None
+    sa, sb, shared_words = ta[i1:i2], tb[j1:j2], ta[lead_a:i1] + ta[i2:]
+    ta, tb = ta[lead_a:], tb[lead_b:]
     shared = len(shared_words)
     if shared < MIN_SHARED or 2 * shared < max(len(ta), len(tb)) or max(len(sa), len(sb)) > MAX_SPAN:
         return None
@@ -149,3 +161,28 @@ def newest_first(memories: Sequence[Said], members: Sequence[int]) -> list[int]:
     established writers' memories newest first, then the others in their found order."""
     established = sorted((i for i in members if memories[i].established), key=lambda i: (-memories[i].ts, i))
     return established + [i for i in members if not memories[i].established]
+
+
+def says_value(text: str, value_key: str) -> bool:
+    """The text names the (normalised) value as whole words."""
+    return bool(value_key) and f" {value_key} " in f" {' '.join(tokens(text))} "
+
+
+def newer_restatement(question: str, stated: Sequence[Said], found: Sequence[Said], value_key: str) -> Said | None:
+    """The first of ``found`` (already newer than the stored value) by an established writer
+    that states the form of one of ``stated`` (the stored value's own memories) with something
+    other than the stored value: "thumbnailer in canary carries tag 2025.7." after the stored
+    "… carries tag 2025.4."."""
+    asked = asked_words(question)
+    if not asked:
+        return None
+    for memory in found:
+        if not memory.established:
+            continue
+        for own in stated:
+            if not _same_speaker(own, memory):
+                continue
+            spans = differing_span(own.text, memory.text, asked)
+            if spans is not None and value_key not in " ".join(spans[1]):
+                return memory
+    return None

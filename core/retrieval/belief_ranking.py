@@ -18,7 +18,7 @@ from typing import Any
 from deltacore.belief.layer import BeliefLayer
 from deltacore.belief.open_slots import current_values
 from deltacore.belief.questions import question_slot, slot_holding, subject_keys, value_named
-from deltacore.belief.restated import Said, newest_first, restated_forms
+from deltacore.belief.restated import Said, newer_restatement, newest_first, restated_forms, says_value
 from deltacore.belief.staleness import observation_interval, retention, valid_at
 from deltacore.belief.unread import Candidate, newer_unread
 from deltacore.belief.view import MemoryBelief, memory_beliefs
@@ -137,7 +137,11 @@ class BeliefRanking:
                 chosen = max(valid, key=lambda r: (r.get("weight") or 0.0, r.get("trust") or 0.0, r["valid_from"]))
         if chosen is None:
             return None, None
-        newer = None if asks_history else self._unread_update(conn, criteria.tenant, chosen, rows, fused, t)
+        newer = None
+        if not asks_history:
+            newer = self._unread_update(conn, criteria.tenant, chosen, rows, fused, t) or self._restated_update(
+                conn, criteria, chosen, rows, fused, t
+            )
         return chosen["event_ids"][-1], newer
 
     def _unread_update(
@@ -161,15 +165,41 @@ class BeliefRanking:
         found = newer_unread(chosen, {r["value_key"] for r in rows}, others, candidates)
         if found is None:
             return None
-        # What it says is unknown, but how old it is is not: an observation (a status) seen
+        return self._newer(tenant, chosen, rows, found.event_id, found.ts, t, f"not read as a fact; newer than the stored value {chosen['value']!r}")
+
+    def _restated_update(
+        self, conn: Any, criteria: QueryCriteria, chosen: dict[str, Any], rows: list[dict[str, Any]], fused: Fused, t: float
+    ) -> MemoryBelief | None:
+        """A found memory, newer than the stored value, that says one of the value's own memories
+        in the same words with another value (``deltacore.belief.restated``)."""
+        since = max(float(chosen["last_observed"]), float(chosen["valid_from"]))
+        ids = [i for i, _, _ in fused[: self._beliefs.policy.restated_window] if i not in chosen["event_ids"]]
+        store = self._beliefs.store
+        events = store.stored_events(conn, ids + list(chosen["event_ids"][-3:]))
+        established = self._beliefs.established(conn, criteria.tenant, events)
+        said = {e["id"]: Said(e["id"], e["text"] or "", float(e["ts"]), e["id"] in established, e["actor"]) for e in events}
+        # The value's own memories, and found ones that say the value in words the rules skipped.
+        own = [said[i] for i in chosen["event_ids"][-3:] if i in said]
+        own += [said[i] for i in ids if i in said and said[i].ts <= t and says_value(said[i].text, chosen["value_key"])]
+        found = [said[i] for i in ids if i in said and since < said[i].ts <= t]
+        if not own or not found:
+            return None
+        newer = newer_restatement(criteria.text or "", own, found, chosen["value_key"])
+        if newer is None:
+            return None
+        return self._newer(criteria.tenant, chosen, rows, newer.event_id, newer.ts, t, f"says the stored value {chosen['value']!r} in the same words with another value, and is newer")
+
+    def _newer(
+        self, tenant: str, chosen: dict[str, Any], rows: list[dict[str, Any]], event_id: str, ts: float, t: float, hint: str
+    ) -> MemoryBelief:
+        # What it says is not read, but how old it is is known: an observation (a status) seen
         # that long ago is as stale as a read one would be.
         policy = self._beliefs.policy
         klass = chosen.get("attribute_class") or policy.class_of(chosen["attribute"])
-        confidence = retention(policy, klass, t - found.ts, observation_interval(rows, t))
+        confidence = retention(policy, klass, t - ts, observation_interval(rows, t))
         stale = confidence < policy.stale_below
-        hint = f"not read as a fact; newer than the stored value {chosen['value']!r}"
-        memory = MemoryBelief(found.event_id, (tenant, chosen["subject"], chosen["attribute"]), "unread", round(confidence, 6), "")
-        memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, found.ts
+        memory = MemoryBelief(event_id, (tenant, chosen["subject"], chosen["attribute"]), "unread", round(confidence, 6), "")
+        memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, ts
         return memory
 
     def _restated(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria) -> Fused:
