@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from deltacore.belief.restated import Said, asked_words, differing_span, newest_first, restated_forms
+from deltacore.belief.restated import Said, asked_words, differing_span, newest_first, required_words, restated_forms
 
 NOW = datetime.now(UTC)
 BOARD = "How does ledger-writer in stable look these days?"
@@ -51,11 +51,33 @@ def test_a_guest_restating_an_old_value_later_does_not_lead(memory):
     assert memory.query(BOARD, top_k=3)[0].id == new
 
 
+MANAGER = "Who is Dana's manager now?"
+
+
+def test_a_newer_line_in_the_words_that_said_the_stored_value_leads_above_it(memory):
+    standing(memory)
+    stored = say(memory, "Dana's manager is Priya.", 40)
+    say(memory, "Sign-off sheet: Dana ✓ Priya", 30)
+    newer = say(memory, "Sign-off sheet: Dana ✓ Omar", 5)
+    assert [f.value for f in memory.facts("Dana", "manager")] == ["Priya"]  # the rules read neither line
+    packets = memory.query(MANAGER, top_k=3)
+    assert [p.id for p in packets[:2]] == [newer, stored]
+    assert "same words with another value" in packets[0].belief_hint and newer in packets[1].belief_hint
+
+
+def test_a_guests_newer_line_in_those_words_does_not_lead(memory):
+    standing(memory)
+    stored = say(memory, "Dana's manager is Priya.", 40)
+    say(memory, "Sign-off sheet: Dana ✓ Priya", 30)
+    say(memory, "Sign-off sheet: Dana ✓ Omar", 5, source="user:guest-19ab")
+    assert memory.query(MANAGER, top_k=3)[0].id == stored
+
+
 # ---- the form check on its own --------------------------------------------------------------
 
 
 def span(a, b, question=BOARD):
-    found = differing_span(a, b, asked_words(question))
+    found = differing_span(a, b, asked_words(question), required_words(question, None))
     return None if found is None else (" ".join(found[0]), " ".join(found[1]))
 
 
@@ -84,6 +106,15 @@ def test_a_differing_asked_name_or_a_second_span_is_no_shared_form():
                 "Which runtime does thumbnailer in canary execute on?") is None
     assert span("thumbnailer in stable executes on Deno 1.40.", "thumbnailer in canary executes on Deno 1.40.",
                 "Which runtime does thumbnailer in canary execute on?") is None
+
+
+def test_the_asked_subject_must_be_in_what_they_share():
+    question = "Who is the budget holder for the HALCYON study now?"
+    assert span("ASTRAL study, budget holder: Sorin", "DELPHI study, budget holder: Sorin", question) is None
+    assert span("HALCYON study, budget holder: Sorin", "HALCYON study, budget holder: Selma", question) == ("sorin", "selma")
+    found = differing_span("ASTRAL study, budget holder: Sorin", "DELPHI study, budget holder: Sorin",
+                           asked_words(question), required_words(question, "halcyon"))
+    assert found is None
 
 
 def test_hedges_additions_and_unrelated_forms_are_no_shared_form():

@@ -97,8 +97,18 @@ def _masked(words: list[str]) -> list[str]:
     return ["<when>" if _DATE_OR_TIME.match(w) else w for w in words]
 
 
-def differing_span(a: str, b: str, asked: Sequence[str]) -> tuple[list[str], list[str]] | None:
-    """The one span in which two memories differ, when they share a form for this question."""
+def required_words(question: str, subject: str | None) -> list[str]:
+    """Words both memories must share for a question: the asked subject's, as the store knows
+    it ("ledger-writer stable"), or else the names the question capitalises ("HALCYON")."""
+    if subject:
+        return tokens(subject)
+    words = _TOKEN.findall(question)[1:]
+    return [w.lower() for w in words if w[:1].isupper()]
+
+
+def differing_span(a: str, b: str, asked: Sequence[str], required: Sequence[str] = ()) -> tuple[list[str], list[str]] | None:
+    """The one span in which two memories differ, when they share a form for this question
+    (``required``: words the shared part must hold, see :func:`required_words`)."""
     ta, tb = tokens(a), tokens(b)
     spans = _one_span(ta, tb)
     if spans is None:
@@ -118,7 +128,7 @@ def differing_span(a: str, b: str, asked: Sequence[str]) -> tuple[list[str], lis
         return None
     if _names_asked(sa + sb, asked):
         return None
-    if not _names_asked(shared_words, asked):
+    if not _names_asked(shared_words, asked) or not set(required) <= set(shared_words):
         return None
     phrase = " ".join(sa + ["|"] + sb)
     if UNSURE.search(phrase) or NEGATED.search(phrase):
@@ -126,16 +136,26 @@ def differing_span(a: str, b: str, asked: Sequence[str]) -> tuple[list[str], lis
     return sa, sb
 
 
+def _first_person(memory: Said) -> bool:
+    return any(w in FIRST_PERSON or w in _WE for w in tokens(memory.text))
+
+
 def _same_speaker(a: Said, b: Said) -> bool:
     """"My editor is Neovim" and "My editor is Sublime Text" share a form only from one speaker."""
-    first_person = any(w in FIRST_PERSON or w in _WE for w in tokens(a.text) + tokens(b.text))
-    return not first_person or (a.actor is not None and a.actor == b.actor)
+    return not (_first_person(a) or _first_person(b)) or (a.actor is not None and a.actor == b.actor)
 
 
-def restated_forms(question: str, memories: Sequence[Said]) -> list[list[int]]:
+def _required(a: Said, b: Said, required: list[str]) -> list[str]:
+    """The subject speaking of themself names the subject: nothing more is required."""
+    if required and _first_person(a) and _first_person(b) and a.actor and tokens(a.actor) == required:
+        return []
+    return required
+
+
+def restated_forms(question: str, memories: Sequence[Said], subject: str | None = None) -> list[list[int]]:
     """Groups of memories (indices, in the given order) that state one form with different
-    values; a memory belongs to at most one group."""
-    asked = asked_words(question)
+    values; a memory belongs to at most one group. ``subject``: the asked subject, if known."""
+    asked, required = asked_words(question), required_words(question, subject)
     if not asked:
         return []
     parent = list(range(len(memories)))
@@ -148,7 +168,7 @@ def restated_forms(question: str, memories: Sequence[Said]) -> list[list[int]]:
 
     for i in range(len(memories)):
         for j in range(i + 1, len(memories)):
-            if root(i) != root(j) and _same_speaker(memories[i], memories[j]) and differing_span(memories[i].text, memories[j].text, asked) is not None:
+            if root(i) != root(j) and _same_speaker(memories[i], memories[j]) and differing_span(memories[i].text, memories[j].text, asked, _required(memories[i], memories[j], required)) is not None:
                 parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for i in range(len(memories)):
@@ -168,12 +188,14 @@ def says_value(text: str, value_key: str) -> bool:
     return bool(value_key) and f" {value_key} " in f" {' '.join(tokens(text))} "
 
 
-def newer_restatement(question: str, stated: Sequence[Said], found: Sequence[Said], value_key: str) -> Said | None:
+def newer_restatement(
+    question: str, stated: Sequence[Said], found: Sequence[Said], value_key: str, subject: str
+) -> Said | None:
     """The first of ``found`` (already newer than the stored value) by an established writer
     that states the form of one of ``stated`` (the stored value's own memories) with something
     other than the stored value: "thumbnailer in canary carries tag 2025.7." after the stored
-    "… carries tag 2025.4."."""
-    asked = asked_words(question)
+    "… carries tag 2025.4."; both name the value's ``subject``."""
+    asked, required = asked_words(question), required_words(question, subject)
     if not asked:
         return None
     for memory in found:
@@ -182,7 +204,7 @@ def newer_restatement(question: str, stated: Sequence[Said], found: Sequence[Sai
         for own in stated:
             if not _same_speaker(own, memory):
                 continue
-            spans = differing_span(own.text, memory.text, asked)
+            spans = differing_span(own.text, memory.text, asked, _required(own, memory, required))
             if spans is not None and value_key not in " ".join(spans[1]):
                 return memory
     return None

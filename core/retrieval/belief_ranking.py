@@ -184,7 +184,7 @@ class BeliefRanking:
         found = [said[i] for i in ids if i in said and since < said[i].ts <= t]
         if not own or not found:
             return None
-        newer = newer_restatement(criteria.text or "", own, found, chosen["value_key"])
+        newer = newer_restatement(criteria.text or "", own, found, chosen["value_key"], chosen["subject"])
         if newer is None:
             return None
         return self._newer(criteria.tenant, chosen, rows, newer.event_id, newer.ts, t, f"says the stored value {chosen['value']!r} in the same words with another value, and is newer")
@@ -218,8 +218,9 @@ class BeliefRanking:
             Said(head[p][0], rows[head[p][0]]["text"] or "", float(rows[head[p][0]]["ts"]), head[p][0] in established, rows[head[p][0]]["actor"])
             for p in positions
         ]
+        named = {subject for subject, _ in self._beliefs.store.slots_of(conn, criteria.tenant, subject_keys(criteria.text or ""))}
         result = list(fused)
-        for members in restated_forms(criteria.text or "", said):
+        for members in restated_forms(criteria.text or "", said, max(named, key=len) if named else None):
             ids = [said[m].event_id for m in members]
             if all(i in view for i in ids) and len({view[i].slot for i in ids}) == 1:
                 continue
