@@ -17,6 +17,10 @@ ATTRIBUTE_CLASSES: dict[str, str] = {
     "status": "status",
     "health": "status",
     "load": "status",
+    # how a device or a service is reachable right now: re-observed, not established
+    "connection": "status",
+    "connectivity": "status",
+    "availability": "status",
     "location": "location",
 }
 CLASSES = ("stable", "status", "location")

@@ -56,9 +56,10 @@ MANAGER = "Who is Dana's manager now?"
 
 def test_a_newer_line_in_the_words_that_said_the_stored_value_leads_above_it(memory):
     standing(memory)
+    say(memory, "Dana's manager is Farah.", 80)
     stored = say(memory, "Dana's manager is Priya.", 40)
-    say(memory, "Sign-off sheet: Dana ✓ Priya", 30)
-    newer = say(memory, "Sign-off sheet: Dana ✓ Omar", 5)
+    say(memory, "Sign-off: Dana, manager Priya, was Farah", 30)
+    newer = say(memory, "Sign-off: Dana, manager Omar, was Farah", 5)
     assert [f.value for f in memory.facts("Dana", "manager")] == ["Priya"]  # the rules read neither line
     packets = memory.query(MANAGER, top_k=3)
     assert [p.id for p in packets[:2]] == [newer, stored]
@@ -67,9 +68,10 @@ def test_a_newer_line_in_the_words_that_said_the_stored_value_leads_above_it(mem
 
 def test_a_guests_newer_line_in_those_words_does_not_lead(memory):
     standing(memory)
+    say(memory, "Dana's manager is Farah.", 80)
     stored = say(memory, "Dana's manager is Priya.", 40)
-    say(memory, "Sign-off sheet: Dana ✓ Priya", 30)
-    say(memory, "Sign-off sheet: Dana ✓ Omar", 5, source="user:guest-19ab")
+    say(memory, "Sign-off: Dana, manager Priya, was Farah", 30)
+    say(memory, "Sign-off: Dana, manager Omar, was Farah", 5, source="user:guest-19ab")
     assert memory.query(MANAGER, top_k=3)[0].id == stored
 
 

@@ -183,9 +183,12 @@ def newest_first(memories: Sequence[Said], members: Sequence[int]) -> list[int]:
     return established + [i for i in members if not memories[i].established]
 
 
-def says_value(text: str, value_key: str) -> bool:
-    """The text names the (normalised) value as whole words."""
-    return bool(value_key) and f" {value_key} " in f" {' '.join(tokens(text))} "
+def says_value(text: str, value_key: str, attribute: str) -> bool:
+    """The text names the (normalised) value as whole words and a word of the slot's name
+    ("carries tag 2025.4" of a tag; not "Selma booked the spectrophotometer" of a custodian)."""
+    words = tokens(text)
+    named = any(word_fits(a, w) for a in attribute.split() if len(a) >= MIN_ASKED for w in words if w[0].isalnum())
+    return bool(value_key) and named and f" {value_key} " in f" {' '.join(words)} "
 
 
 def newer_restatement(

@@ -49,7 +49,7 @@ class BeliefRanking:
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
         if criteria.text and not asks_history:
-            fused = self._restated(conn, fused, view, criteria)
+            fused = self._restated(conn, fused, view, criteria, t)
         answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused)
         if newer is not None and criteria.exclude_stale and newer.stale:
             fused, newer = [f for f in fused if f[0] != newer.event_id], None
@@ -180,7 +180,7 @@ class BeliefRanking:
         said = {e["id"]: Said(e["id"], e["text"] or "", float(e["ts"]), e["id"] in established, e["actor"]) for e in events}
         # The value's own memories, and found ones that say the value in words the rules skipped.
         own = [said[i] for i in chosen["event_ids"][-3:] if i in said]
-        own += [said[i] for i in ids if i in said and said[i].ts <= t and says_value(said[i].text, chosen["value_key"])]
+        own += [said[i] for i in ids if i in said and said[i].ts <= t and says_value(said[i].text, chosen["value_key"], chosen["attribute"])]
         found = [said[i] for i in ids if i in said and since < said[i].ts <= t]
         if not own or not found:
             return None
@@ -202,7 +202,7 @@ class BeliefRanking:
         memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, ts
         return memory
 
-    def _restated(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria) -> Fused:
+    def _restated(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria, t: float) -> Fused:
         """Found memories that state one form with different values take their group's places
         newest first (by established writers); nothing else moves. A group the belief layer has
         read as one slot is already in its order."""
@@ -225,9 +225,26 @@ class BeliefRanking:
             if all(i in view for i in ids) and len({view[i].slot for i in ids}) == 1:
                 continue
             places = sorted(positions[m] for m in members)
-            for place, m in zip(places, newest_first(said, members)):
+            order = newest_first(said, members)
+            for place, m in zip(places, order):
                 result[place] = (said[m].event_id, fused[place][1], fused[positions[m]][2])
+            self._standing_of_form(conn, criteria, view, [view[i] for i in ids if i in view], said[order[0]], t)
+        if criteria.exclude_stale:
+            result = [f for f in result if not (f[0] in view and view[f[0]].stale)]
         return result
+
+    def _standing_of_form(
+        self, conn: Any, criteria: QueryCriteria, view: dict[str, MemoryBelief], read: list[MemoryBelief], lead: Said, t: float
+    ) -> None:
+        """An unread memory leading a form that a read memory of a slot shares is a statement of
+        that slot: it gets the slot's standing from its own time (an old status line is stale)."""
+        if lead.event_id in view or not read:
+            return
+        _, subject, attribute = read[0].slot
+        rows = [r for r in self._beliefs.store.facts(conn, criteria.tenant, subject, attribute) if r["status"] != "rejected"]
+        if rows:
+            hint = f"says a memory of {subject!r} {attribute!r} in the same words with another value, and is newer"
+            view[lead.event_id] = self._newer(criteria.tenant, rows[-1], rows, lead.event_id, lead.ts, t, hint)
 
     def _by_slot(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], t: float) -> Fused:
         groups: dict[tuple[str, str, str], list[int]] = {}
