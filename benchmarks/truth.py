@@ -52,10 +52,17 @@ look-alike water and sewage treatment plants they are nominated for, plant equip
 water treatment plants with a status, a PLC program version and a maintaining fitter, the contractors
 servicing equipment types, sections' prestart places, capital works jobs' shutdown dates, contractors
 and superintendent's representatives; crew sheets, fleet lists, shift logs, interruption notices,
-"4/03/2027", "2027-03-04" and "Thu 4/3" dates). Arms on the same vectors: vector top-k,
-BM25, hybrid RRF, the newest of the top-20 semantic hits, and DeltaCore through its public API.
+"4/03/2027", "2027-03-04" and "Thu 4/3" dates) and ``fresh12`` (``_truth/fresh12.py``: blind too; a
+regional airport's ground operations: ground staff's home bases, shift patterns, airside pass expiry
+dates and look-alike primary and relief team leaders, ground support equipment on two look-alike
+aprons with a status, a software build and a responsible engineer, the contractors maintaining
+equipment types, departments' briefing rooms, scheduled turns' stands, departure times and turnaround
+coordinators; "ramp control:" radio lines, ops log and handover notes, NOTAM-like GSE notices,
+key=value config lines, "=>" allocation lines, "04 Mar 2027", "04MAR27 0912Z" and "4 March" dates).
+Arms on the same vectors: vector top-k, BM25, hybrid RRF, the newest of the top-20 semantic hits,
+and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all thirteen sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all fourteen sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history

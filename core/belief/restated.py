@@ -183,12 +183,16 @@ def newest_first(memories: Sequence[Said], members: Sequence[int]) -> list[int]:
     return established + [i for i in members if not memories[i].established]
 
 
+def says_words(words: Sequence[str], value_key: str) -> bool:
+    return bool(value_key) and f" {value_key} " in f" {' '.join(words)} "
+
+
 def says_value(text: str, value_key: str, attribute: str) -> bool:
     """The text names the (normalised) value as whole words and a word of the slot's name
     ("carries tag 2025.4" of a tag; not "Selma booked the spectrophotometer" of a custodian)."""
     words = tokens(text)
     named = any(word_fits(a, w) for a in attribute.split() if len(a) >= MIN_ASKED for w in words if w[0].isalnum())
-    return bool(value_key) and named and f" {value_key} " in f" {' '.join(words)} "
+    return named and says_words(words, value_key)
 
 
 def newer_restatement(
@@ -208,6 +212,7 @@ def newer_restatement(
             if not _same_speaker(own, memory):
                 continue
             spans = differing_span(own.text, memory.text, asked, _required(own, memory, required))
-            if spans is not None and value_key not in " ".join(spans[1]):
+            # what changed is the value itself: the stored value on one side, not on the other
+            if spans is not None and says_words(spans[0], value_key) and not says_words(spans[1], value_key):
                 return memory
     return None
