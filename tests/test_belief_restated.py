@@ -95,6 +95,8 @@ def test_a_lead_in_only_one_of_them_has_is_set_aside():
                 "Which tag does thumbnailer in canary carry these days?") == ("2025.4", "2025.7")
     assert span("thumbnailer in canary carries tag 2025.4.", "Maybe next week: thumbnailer in canary carries tag 2025.7.",
                 "Which tag does thumbnailer in canary carry these days?") is None
+    # words in front that change what is said are no lead-in
+    assert span("Project Falcon is led by Eric.", "The status of Project Falcon is in progress.", "Who leads Project Falcon now?") is None
 
 
 def test_a_timestamp_does_not_hide_a_log_lines_value():

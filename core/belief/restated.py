@@ -11,7 +11,7 @@ Two memories share a form when, after their words are lined up and a short lead-
 them has is set aside ("Scratch that about tag 2025.4: …"), they differ in exactly one span that
 both sides fill with words (a replacement, not an added "not" or "next quarter", nor
 "!" for "."); what they share is
-at least half of the longer one and at least ``MIN_SHARED`` words; and the differing span is
+at least two thirds of the longer one and at least ``MIN_SHARED`` words; and the differing span is
 short (``MAX_SPAN`` words). Dates and clock times are masked first when the raw words differ in
 more than one span, so that a log line's timestamp does not hide its value. For a question, the
 shared part must name something the question asks about, and the differing span nothing it
@@ -47,6 +47,7 @@ _WE = frozenset({"we", "us", "our", "ours"})
 MIN_SHARED = 3
 MAX_SPAN = 5
 MAX_LEAD_IN = 8
+_LEAD_IN_ENDS = frozenset({":", ",", "-", "–", "—", ";"})
 MIN_ASKED = 3
 """Shorter question words ("on", "it") say nothing about what is asked."""
 
@@ -87,6 +88,9 @@ def _one_span(a: list[str], b: list[str]) -> tuple[int, int, int, int, int, int]
     lead_a = lead_b = 0
     if len(ops) == 2 and ops[0][1] == 0 and ops[0][3] == 0 and ops[0][0] in ("insert", "delete"):
         lead_a, lead_b = ops[0][2], ops[0][4]
+        lead = a[:lead_a] or b[:lead_b]
+        if lead[-1] not in _LEAD_IN_ENDS:
+            return None  # "The status of Project Falcon is …" is another statement, not a lead-in
         ops = ops[1:]
     if len(ops) != 1 or ops[0][0] != "replace" or max(lead_a, lead_b) > MAX_LEAD_IN:
         return None
@@ -122,7 +126,7 @@ def differing_span(a: str, b: str, asked: Sequence[str], required: Sequence[str]
     sa, sb, shared_words = ta[i1:i2], tb[j1:j2], ta[lead_a:i1] + ta[i2:]
     ta, tb = ta[lead_a:], tb[lead_b:]
     shared = len(shared_words)
-    if shared < MIN_SHARED or 2 * shared < max(len(ta), len(tb)) or max(len(sa), len(sb)) > MAX_SPAN:
+    if shared < MIN_SHARED or 3 * shared < 2 * max(len(ta), len(tb)) or max(len(sa), len(sb)) > MAX_SPAN:
         return None
     if "<when>" in sa or "<when>" in sb or not any(w[0].isalnum() for w in sa) or not any(w[0].isalnum() for w in sb):
         return None
@@ -183,6 +187,10 @@ def newest_first(memories: Sequence[Said], members: Sequence[int]) -> list[int]:
     return established + [i for i in members if not memories[i].established]
 
 
+def _content(words: Sequence[str]) -> list[str]:
+    return [w for w in words if w not in FUNCTION_WORDS and w[0].isalnum()]
+
+
 def says_words(words: Sequence[str], value_key: str) -> bool:
     return bool(value_key) and f" {value_key} " in f" {' '.join(words)} "
 
@@ -213,6 +221,6 @@ def newer_restatement(
                 continue
             spans = differing_span(own.text, memory.text, asked, _required(own, memory, required))
             # what changed is the value itself: the stored value on one side, not on the other
-            if spans is not None and says_words(spans[0], value_key) and not says_words(spans[1], value_key):
+            if spans is not None and _content(spans[0]) == _content(tokens(value_key)) and not says_words(spans[1], value_key):
                 return memory
     return None
