@@ -178,9 +178,14 @@ class BeliefRanking:
         events = store.stored_events(conn, ids + list(chosen["event_ids"][-3:]))
         established = self._beliefs.established(conn, criteria.tenant, events)
         said = {e["id"]: Said(e["id"], e["text"] or "", float(e["ts"]), e["id"] in established, e["actor"]) for e in events}
-        # The value's own memories, and found ones that say the value in words the rules skipped.
+        # The value's own memories, and found ones that say the value in words the rules skipped
+        # ("Sorin is the assigned mentor for Vanda", read as Vanda's mentor, is not one of them).
+        elsewhere = self._read_as_other_slots(conn, ids, (chosen["subject"], chosen["attribute"]))
         own = [said[i] for i in chosen["event_ids"][-3:] if i in said]
-        own += [said[i] for i in ids if i in said and said[i].ts <= t and says_value(said[i].text, chosen["value_key"], chosen["attribute"])]
+        own += [
+            said[i] for i in ids
+            if i in said and i not in elsewhere and said[i].ts <= t and says_value(said[i].text, chosen["value_key"], chosen["attribute"])
+        ]
         found = [said[i] for i in ids if i in said and since < said[i].ts <= t]
         if not own or not found:
             return None
@@ -188,6 +193,15 @@ class BeliefRanking:
         if newer is None:
             return None
         return self._newer(criteria.tenant, chosen, rows, newer.event_id, newer.ts, t, f"says the stored value {chosen['value']!r} in the same words with another value, and is newer")
+
+    def _read_as_other_slots(self, conn: Any, ids: list[str], slot: tuple[str, str]) -> set[str]:
+        store = self._beliefs.store
+        read = store.facts_of_events(conn, ids)
+        facts = store.facts_by_id(conn, sorted({f for fact_ids in read.values() for f in fact_ids}))
+        return {
+            event_id for event_id, fact_ids in read.items()
+            if not any((facts[f]["subject"], facts[f]["attribute"]) == slot for f in fact_ids if f in facts)
+        }
 
     def _newer(
         self, tenant: str, chosen: dict[str, Any], rows: list[dict[str, Any]], event_id: str, ts: float, t: float, hint: str
