@@ -23,9 +23,13 @@ def board(memory, status, days, source="user:ops"):
 
 
 def standing(memory, source="user:ops"):
-    """Ten unrelated notes over six weeks: the source is established, no newcomer."""
+    """Ten unrelated notes over six weeks: the source is established, no newcomer. And one fact
+    about ledger-writer in stable: the store tracks it (a question about a subject it holds no
+    fact of is left to ordinary ranking)."""
     for i in range(10):
         say(memory, f"Standup note {i}: the printer on floor {i} is jammed again.", 30 + i * 4, source)
+    memory.add("ledger-writer in stable is owned by the growth chapter", ts=NOW - timedelta(days=90), source=source, kind="fact",
+               meta={"subject": "ledger-writer stable", "attribute": "owner", "value": "growth chapter"})
 
 
 def test_the_newest_statement_of_one_form_answers_a_question_about_now(memory):

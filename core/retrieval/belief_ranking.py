@@ -221,7 +221,10 @@ class BeliefRanking:
         newest first (by established writers); nothing else moves. A group the belief layer has
         read as one slot is already in its order."""
         head = fused[: self._beliefs.policy.restated_window]
-        if len(head) < 2:
+        # Only a question about a subject the store holds facts of asks what is true now: "deploy
+        # the api service" ranks what worked (utility), not the newest of two deploy lines.
+        named = {subject for subject, _ in self._beliefs.store.slots_of(conn, criteria.tenant, subject_keys(criteria.text or ""))}
+        if len(head) < 2 or not named:
             return fused
         rows = {r["id"]: r for r in self._beliefs.store.stored_events(conn, [i for i, _, _ in head])}
         if len(rows) < 2:
@@ -232,9 +235,8 @@ class BeliefRanking:
             Said(head[p][0], rows[head[p][0]]["text"] or "", float(rows[head[p][0]]["ts"]), head[p][0] in established, rows[head[p][0]]["actor"])
             for p in positions
         ]
-        named = {subject for subject, _ in self._beliefs.store.slots_of(conn, criteria.tenant, subject_keys(criteria.text or ""))}
         result = list(fused)
-        for members in restated_forms(criteria.text or "", said, max(named, key=len) if named else None):
+        for members in restated_forms(criteria.text or "", said, max(named, key=len)):
             ids = [said[m].event_id for m in members]
             if all(i in view for i in ids) and len({view[i].slot for i in ids}) == 1:
                 continue
