@@ -48,9 +48,11 @@ class BeliefRanking:
         asks_history = bool(criteria.text and _ASKS_HISTORY.search(criteria.text))
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
+        # The slots of the subjects the question names: read once, for both checks below.
+        named = store.slots_of(conn, criteria.tenant, subject_keys(criteria.text)) if criteria.text else []
         if criteria.text and not asks_history:
-            fused = self._restated(conn, fused, view, criteria, t)
-        answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused)
+            fused = self._restated(conn, fused, view, criteria, t, named)
+        answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused, named)
         if newer is not None and criteria.exclude_stale and newer.stale:
             fused, newer = [f for f in fused if f[0] != newer.event_id], None
         if answer is not None:
@@ -94,7 +96,7 @@ class BeliefRanking:
         return [boosted[i] for i in order]
 
     def _slot_answer(
-        self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool, fused: Fused
+        self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool, fused: Fused, named: list[tuple[str, str]]
     ) -> tuple[str | None, MemoryBelief | None]:
         """The event stating the asked slot's value at ``t`` (for "before X": the value before X),
         and a newer found memory that may say the value changed but could not be read."""
@@ -102,7 +104,6 @@ class BeliefRanking:
         if not text:
             return None, None
         store = self._beliefs.store
-        named = store.slots_of(conn, criteria.tenant, subject_keys(text))
         slot = question_slot(
             text,
             named,
@@ -216,15 +217,17 @@ class BeliefRanking:
         memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, ts
         return memory
 
-    def _restated(self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria, t: float) -> Fused:
+    def _restated(
+        self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria, t: float, named: list[tuple[str, str]]
+    ) -> Fused:
         """Found memories that state one form with different values take their group's places
         newest first (by established writers); nothing else moves. A group the belief layer has
         read as one slot is already in its order."""
         head = fused[: self._beliefs.policy.restated_window]
         # Only a question about a subject the store holds facts of asks what is true now: "deploy
         # the api service" ranks what worked (utility), not the newest of two deploy lines.
-        named = {subject for subject, _ in self._beliefs.store.slots_of(conn, criteria.tenant, subject_keys(criteria.text or ""))}
-        if len(head) < 2 or not named:
+        subjects = {subject for subject, _ in named}
+        if len(head) < 2 or not subjects:
             return fused
         rows = {r["id"]: r for r in self._beliefs.store.stored_events(conn, [i for i, _, _ in head])}
         if len(rows) < 2:
@@ -236,7 +239,7 @@ class BeliefRanking:
             for p in positions
         ]
         result = list(fused)
-        for members in restated_forms(criteria.text or "", said, max(named, key=len)):
+        for members in restated_forms(criteria.text or "", said, max(subjects, key=len)):
             ids = [said[m].event_id for m in members]
             if all(i in view for i in ids) and len({view[i].slot for i in ids}) == 1:
                 continue
