@@ -58,11 +58,18 @@ dates and look-alike primary and relief team leaders, ground support equipment o
 aprons with a status, a software build and a responsible engineer, the contractors maintaining
 equipment types, departments' briefing rooms, scheduled turns' stands, departure times and turnaround
 coordinators; "ramp control:" radio lines, ops log and handover notes, NOTAM-like GSE notices,
-key=value config lines, "=>" allocation lines, "04 Mar 2027", "04MAR27 0912Z" and "4 March" dates).
+key=value config lines, "=>" allocation lines, "04 Mar 2027", "04MAR27 0912Z" and "4 March" dates) and
+``fresh13`` (``_truth/fresh13.py``: blind too; a Puget Sound container terminal: steady workers' work
+areas, assigned container handling units, physical due dates and look-alike day and night foremen,
+terminal equipment on two look-alike piers with a status, controller firmware and an assigned
+mechanic, the vendors holding equipment types' service agreements, departments' radio channels,
+vessel calls' ETAs, berths and supercargoes; steady boards, foreman matrices, upper-case TOS audit
+lines, "Tower to all gangs" radio calls, equipment log lines, long-range schedules, "Mar 04, 2027",
+"03/04/27" and "202703040915" dates).
 Arms on the same vectors: vector top-k, BM25, hybrid RRF, the newest of the top-20 semantic hits,
 and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all fourteen sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all fifteen sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history
