@@ -155,7 +155,8 @@ def qualified(folded: str) -> str:
     return " ".join([*rest, envs[0]])
 
 
-_PLACED = re.compile(r"^([a-z][\w-]*(?: [a-z][\w-]*){0,2}) (?:in|on|at) the ([a-z][\w-]*(?: [a-z][\w-]*){0,2})$")
+# A place's name may hold numbers: "the infusion pump on Ward 7B", "the crane at Pier 4".
+_PLACED = re.compile(r"^([a-z][\w-]*(?: [\w-]+){0,2}) (?:in|on|at) the ([a-z0-9][\w-]*(?: [\w-]+){0,2})$")
 PLACING_WORDS = frozenset({"in", "on", "at"})
 # How record keys end without saying what they hold ("phase_name", "vehicle_reg", "runtime_env").
 KEY_SUFFIXES = frozenset({"name", "id", "env", "reg", "no", "num", "code", "ref", "value", "val", "expires", "choice", "label"})

@@ -47,6 +47,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     "region": (r"\bregion\b", r"\bhosted\b"),
     "commute": (r"\bcommut", r"\bgets? (?:in|to work)\b", r"\bcomes? in\b"),
     "dentist": (r"\bdental\b", r"\bdentists?\b"),
+    "location": (r"\broom\b", r"\bvenue\b", r"\bheld (?:in|at)\b", r"\bmeets? (?:in|at)\b"),
 }
 _COMPILED = {attribute: [re.compile(c, re.IGNORECASE) for c in cues] for attribute, cues in _CUES.items()}
 
@@ -113,6 +114,13 @@ def attribute_score(text: str, attribute: str) -> int:
         if parts and all(any(_inflected(p, t) for t in tokens) for p in parts):
             score += len(parts)
     return score
+
+
+def _name_said(text: str, attribute: str) -> int:
+    """How many words of the slot's own name the question says, when it says them all."""
+    tokens = set(re.findall(r"[\w]+", text.casefold()))
+    parts = re.findall(r"[\w]+", attribute)
+    return len(parts) if parts and all(any(_inflected(p, t) for t in tokens) for p in parts) else 0
 
 
 MIN_STEM = 4
@@ -184,7 +192,11 @@ def question_slot(
             slot = _by_meaning(text, subject, attributes, matcher)
         return (subject, slot) if slot is not None else None
     longest = max(len(slot[0]) for _, slot in fitting)
-    scored = sorted((pair for pair in fitting if len(pair[1][0]) == longest), reverse=True)
+    # Equal cues, the slot whose whole name the question says in more words wins: "who is the
+    # lead clinician?" asks for the "lead clinician", not the "lead".
+    scored = sorted(
+        (((score, _name_said(text, slot[1])), slot) for score, slot in fitting if len(slot[0]) == longest), reverse=True
+    )
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
         return None
     subject, attribute = scored[0][1]

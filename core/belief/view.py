@@ -50,9 +50,12 @@ class MemoryBelief:
 
 
 def memory_beliefs(
-    store: FactRepository, policy: BeliefPolicy, conn: Any, event_ids: Sequence[str], t: float
+    store: FactRepository, policy: BeliefPolicy, conn: Any, event_ids: Sequence[str], t: float,
+    prefer: tuple[str, str] | None = None,
 ) -> dict[str, MemoryBelief]:
-    """The belief standing of each memory among ``event_ids`` that stated a fact."""
+    """The belief standing of each memory among ``event_ids`` that stated a fact. A memory that
+    stated facts of several slots stands by its fact of ``prefer`` (subject, attribute: the slot
+    a question asks about) when it has one, else by its best-standing fact."""
     linked = store.facts_of_events(conn, event_ids)
     if not linked:
         return {}
@@ -81,7 +84,7 @@ def memory_beliefs(
             key = (fact["tenant"], fact["subject"], fact["attribute"])
             options.append(_standing(event_id, fact, key, beliefs[key], by_id, policy, t))
         if options:
-            chosen = min(options, key=lambda m: (m.rank, -m.belief_confidence))
+            chosen = min(options, key=lambda m: (m.slot[1:] != prefer, m.rank, -m.belief_confidence))
             chosen.ambiguous_with = aliases.get(chosen.slot[:2], [])
             found[event_id] = chosen
     return found

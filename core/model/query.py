@@ -80,7 +80,7 @@ class QueryCriteria(Scoped):
         "text", "entity", "action", "outcome", "kinds", "time_range", "min_utility", "min_confidence", "min_trust",
         "exclude_stale", "exclude_tainted", "include_quarantined", "for_decision", "tenant", "agent_id",
         "agent_filter", "user_id", "session_id", "episode_id", "exclude_episode_id", "top_k", "routers",
-        "max_tokens", "include_deltas", "as_of", "include_cold",
+        "max_tokens", "include_deltas", "as_of", "include_cold", "distinct",
     )
     _flat_omit_none: ClassVar[tuple[str, ...]] = ("agent_id",)
 
@@ -125,6 +125,10 @@ class QueryCriteria(Scoped):
     include_cold: bool = False
     """Also search the COLD tier (memories consolidation archived to Parquet); their packets
     carry ``meta["tier"] == "cold"``."""
+    distinct: bool = True
+    """A text stored more than once (the same words, case and spacing aside: a line pasted by
+    several people, a notice posted every week) is returned once, as its best-ranked copy; the
+    places its copies would take go to other memories. False: every copy competes."""
 
     @field_validator("as_of")
     @classmethod

@@ -38,25 +38,28 @@ class BeliefRanking:
     def rerank(self, conn: Any, fused: Fused, criteria: QueryCriteria) -> tuple[Fused, dict[str, MemoryBelief]]:
         t = criteria.as_of.timestamp() if criteria.as_of is not None else time.time()
         store, policy = self._beliefs.store, self._beliefs.policy
-        view = memory_beliefs(store, policy, conn, [item_id for item_id, _, _ in fused], t)
+        asks_history = bool(criteria.text and _ASKS_HISTORY.search(criteria.text))
+        # The slots of the subjects the question names: read once, for the checks below.
+        named = store.slots_of(conn, criteria.tenant, subject_keys(criteria.text)) if criteria.text else []
+        asked = self._asked_slot(conn, criteria, asks_history, named)
+        # A memory stating several facts ("asset_status" and "register" in one record) stands,
+        # for this question, by the fact of the slot it asks about: that one may be stale.
+        view = memory_beliefs(store, policy, conn, [item_id for item_id, _, _ in fused], t, prefer=asked)
         if criteria.as_of is not None:
             times = store.event_times(conn, [i for i, _, _ in fused])
             fused = [f for f in fused if times.get(f[0], 0.0) <= t or (f[0] in view and view[f[0]].state != "future")]
         if criteria.exclude_stale:
             fused = [f for f in fused if not (f[0] in view and view[f[0]].stale)]
         fused = self._after_shift(conn, fused, view, criteria, t)
-        asks_history = bool(criteria.text and _ASKS_HISTORY.search(criteria.text))
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
-        # The slots of the subjects the question names: read once, for both checks below.
-        named = store.slots_of(conn, criteria.tenant, subject_keys(criteria.text)) if criteria.text else []
         if criteria.text and not asks_history:
             fused = self._restated(conn, fused, view, criteria, t, named)
-        answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused, named)
+        answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused, asked)
         if newer is not None and criteria.exclude_stale and newer.stale:
             fused, newer = [f for f in fused if f[0] != newer.event_id], None
         if answer is not None:
-            belief = memory_beliefs(store, policy, conn, [answer], t)
+            belief = memory_beliefs(store, policy, conn, [answer], t, prefer=asked)
             if not (criteria.exclude_stale and answer in belief and belief[answer].stale):
                 # The question names one slot the store tracks: the memory stating its value at
                 # the asked time leads (below a newer memory that may say it changed, which the
@@ -95,14 +98,13 @@ class BeliefRanking:
         order = sorted(range(len(boosted)), key=lambda i: (-boosted[i][1], i))
         return [boosted[i] for i in order]
 
-    def _slot_answer(
-        self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool, fused: Fused, named: list[tuple[str, str]]
-    ) -> tuple[str | None, MemoryBelief | None]:
-        """The event stating the asked slot's value at ``t`` (for "before X": the value before X),
-        and a newer found memory that may say the value changed but could not be read."""
+    def _asked_slot(
+        self, conn: Any, criteria: QueryCriteria, asks_history: bool, named: list[tuple[str, str]]
+    ) -> tuple[str, str] | None:
+        """The one stored (subject, attribute) the question asks about, if it names one."""
         text = criteria.text
-        if not text:
-            return None, None
+        if not text or not named:
+            return None
         store = self._beliefs.store
         slot = question_slot(
             text,
@@ -117,8 +119,17 @@ class BeliefRanking:
                 if row["status"] != "rejected":
                     held.setdefault((row["subject"], row["attribute"]), []).append(row["value_key"])
             slot = slot_holding(text, held)
-        if slot is None:
+        return slot
+
+    def _slot_answer(
+        self, conn: Any, criteria: QueryCriteria, t: float, asks_history: bool, fused: Fused, slot: tuple[str, str] | None
+    ) -> tuple[str | None, MemoryBelief | None]:
+        """The event stating the asked slot's value at ``t`` (for "before X": the value before X),
+        and a newer found memory that may say the value changed but could not be read."""
+        text = criteria.text
+        if not text or slot is None:
             return None, None
+        store = self._beliefs.store
         rows = [r for r in store.facts(conn, criteria.tenant, *slot) if r["status"] != "rejected" and r.get("event_ids")]
         rows.sort(key=lambda r: (r["valid_from"], r["id"]))
         chosen = None

@@ -188,13 +188,14 @@ class Retriever:
             # is no budget, else the pool the budget chooses from.
             wanted = criteria.top_k if budget.max_tokens is None and self._reranker is None else limit * 2
             packets: list[MemoryPacket] = []
+            seen: set[str] | None = set() if criteria.distinct else None
             position = 0
             while len(packets) < wanted and position < len(fused):
                 # A few more than needed: the rows' own filters rarely drop any, and every
                 # packet costs its deltas and provenance.
                 chunk = fused[position : position + wanted + 4]
                 position += len(chunk)
-                packets.extend(self._packets(conn, chunk, context, criteria, now, wanted - len(packets)))
+                packets.extend(self._packets(conn, chunk, context, criteria, now, wanted - len(packets), seen))
         packets = self.beliefs.annotate(packets, belief_view) if self.beliefs else packets
         if alerts and self._on_alert is not None:
             self._on_alert(criteria.tenant, criteria.text or "", alerts)
@@ -260,8 +261,10 @@ class Retriever:
         criteria: QueryCriteria,
         now: float,
         needed: int,
+        seen: set[str] | None = None,
     ) -> list[MemoryPacket]:
-        """The first ``needed`` packets of ``chunk`` that pass the query's filters, in order."""
+        """The first ``needed`` packets of ``chunk`` that pass the query's filters, in order;
+        with ``seen`` (the texts already returned, updated), each text once."""
         schemas = {item[0]: p for item in chunk if is_schema_id(item[0]) and (p := self._schema_packet(conn, item, context, criteria, now))}
         rows = self._sql.fetch_events(conn, [item_id for item_id, _, _ in chunk if not is_schema_id(item_id)], context.filters)
         wants_deltas = criteria.include_deltas or criteria.min_utility is not None or criteria.exclude_tainted or criteria.exclude_stale
@@ -272,6 +275,11 @@ class Retriever:
         for item in chunk:
             row = rows.get(item[0])
             if item[0] in schemas or row is not None and self._keep(delta_rows.get(item[0], ()), criteria, now):
+                if seen is not None and row is not None:
+                    key = " ".join((row.text or "").casefold().split())
+                    if key and key in seen:
+                        continue
+                    seen.add(key)
                 kept.append(item)
                 if len(kept) == needed:
                     break
