@@ -51,16 +51,16 @@ _DATE = (
     r"(?:\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?"
     rf"|(?:{_WEEKDAY},?\s+)?{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
     rf"|(?:{_WEEKDAY},?\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}"
-    r"|\d{1,2}[/.]\d{1,2}[/.]\d{4}"
+    r"|\d{1,2}[/.-]\d{1,2}[/.-]\d{4}"
     rf"|{_MONTH},?\s+\d{{4}}"
     rf"|{_WEEKDAY}"
     r"|today|this morning|this afternoon|this evening|tonight|yesterday|this week|last week|this month|now)"
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-# 04/03/2026 is the 4th of March, as 31.12.2025 is the 31st of December (day first, the
+# 04/03/2026 is the 4th of March, as 31.12.2025 and 31-12-2025 are the 31st of December (day first, the
 # order of most of the world and of the tool stamps this module reads); 03/31/2026 is read
 # month first, as only that is a date.
-_NUMERIC = re.compile(r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})")
+_NUMERIC = re.compile(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})")
 def parse_date(text: str, reference: float) -> float | None:
     """Unix seconds of a date phrase; relative words are taken from ``reference`` (the event time)."""
     folded = text.strip().casefold().rstrip(",")

@@ -18,7 +18,7 @@ from deltacore.belief.claims import _DATE, FactClaim, parse_date, timestamp_of
 from deltacore.belief.grammar import lowercase_value, parse
 from deltacore.belief.explicit import FactFieldError, explicit_fields  # noqa: F401 - re-exported
 from deltacore.belief.json_facts import json_claims, record_claims
-from deltacore.belief.roles import placed_status, role_reading, subject_ok
+from deltacore.belief.roles import numbered_place, placed_status, role_reading, subject_ok
 from deltacore.belief.text_records import text_records
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
@@ -336,7 +336,7 @@ class RuleFactExtractor:
                 match, previous = change[:5], change[5]
                 if (category := category_of(change[2])) is not None:
                     match = (*match[:1], category, *match[2:4], "switch")  # the layer prefers the old value's slot
-            match = match or noun_reading(s, self.resolver.embeds) or self._generic(s)
+            match = match or noun_reading(s, self.resolver.embeds) or self._generic(s) or numbered_place(s)
         if match is None:
             return None
         subject_name, attribute, value, confidence, rule = match

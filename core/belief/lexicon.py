@@ -105,7 +105,15 @@ _TRAILING_NOISE = re.compile(r"\s+(?:now|these days|nowadays|currently|anymore|a
 
 
 def clean(text: str) -> str:
-    return _EDGE_PUNCT.sub("", _SPACES.sub(" ", text)).strip()
+    spaced = _SPACES.sub(" ", text).strip()
+    out = _EDGE_PUNCT.sub("", spaced).strip()
+    # A closing bracket that closes one opened inside the value stays: "Ward 10 (General Surgery)".
+    tail = spaced[spaced.find(out) + len(out):] if out else ""
+    for opener, closer in (("(", ")"), ("[", "]")):
+        missing = min(out.count(opener) - out.count(closer), tail.count(closer))
+        if missing > 0:
+            out += closer * missing
+    return out
 
 
 # Deployment qualifiers: "billing-api in staging", "the staging billing-api", "the staging

@@ -144,3 +144,21 @@ def placed_status(s: str) -> tuple[str, str, str, float, str] | None:
     if words[0] in _NO_STATE or words[-1] in _NO_STATE:
         return None
     return m["subject"], "status", m["value"], 0.85, "placed state"
+
+
+# "Ashling is on Ward 12 (Gastro)", "Rohit is placed on Ward 17", "Kim is posted to Gate B4":
+# a person or thing put in a numbered place. The place's kind names the slot ("ward", "gate"):
+# a number says which one of a kind, so the kind is what the sentence assigns.
+_NUMBERED_PLACE = re.compile(
+    r"^(?P<subject>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:is|was|has\s+been|is\s+now)\s+"
+    r"(?:now\s+)?(?:(?:placed|posted|assigned|allocated|rostered|rotated|based|stationed|working)\s+)?(?:on|in|at|to)\s+"
+    r"(?:the\s+)?(?P<kind>[A-Z][a-z]{2,15})\s+(?P<id>[A-Z]?\d{1,4}[A-Za-z]?)(?P<note>\s*\([^()]{1,40}\))?$"
+)
+
+
+def numbered_place(s: str) -> tuple[str, str, str, float, str] | None:
+    """(subject, the place's kind, the place, confidence, rule) of "X is on Ward 12"."""
+    if (m := _NUMBERED_PLACE.match(s)) is None or not subject_ok(m["subject"]):
+        return None
+    value = f"{m['kind']} {m['id']}{m['note'] or ''}"
+    return m["subject"], normalise_attribute(m["kind"].casefold()), value, 0.85, "numbered place"

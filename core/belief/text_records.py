@@ -4,8 +4,8 @@ Each is read into a plain record and handed to the tool-result reader
 (:func:`deltacore.belief.json_facts.record_claims`), so a record says the same facts whether it
 came as JSON or as text:
 
-- a block of two or more "Key: value" lines whose first line names the thing
-  ("Asset: plate reader (room 2)" / "Custodian: Vera");
+- a block of two or more "Key: value" (or config-style "key = value") lines whose first line
+  names the thing ("Asset: plate reader (room 2)" / "Custodian: Vera");
 - a markdown table: its header names the columns, its first column the subject; of an
   "old X" / "new X" pair of columns only the new one is a value;
 - a log line of two or more ``key="value"`` pairs, the first naming the subject, a leading
@@ -30,7 +30,8 @@ MAX_RECORD_LINES = 8
 # A column header: a short label, no digits ("Depot", "Next exam", "Reg").
 _LABEL = re.compile(r"^[A-Za-z][A-Za-z _/-]{0,24}$")
 _NAMED = frozenset(ATTRIBUTES.values())
-_KEY_LINE = re.compile(r"^(?P<key>[A-Za-z][\w -]{0,30}?)\s*:\s+(?P<value>\S.{0,80})$")
+# "Key: value", or a config file's "key = value" (an INI section, a .env block).
+_KEY_LINE = re.compile(r"^(?P<key>[A-Za-z][\w -]{0,30}?)\s*(?::\s+|=\s*)(?P<value>\S.{0,80})$")
 _TABLE_LINE = re.compile(r"^\|.*\|$")
 _RULE_ROW = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")
 _PAIR = re.compile(r"(?P<key>[A-Za-z_][\w.-]{0,30})=(?:\"(?P<quoted>[^\"]{0,80})\"|(?P<bare>[^\s\"]{1,80}))")
