@@ -18,7 +18,7 @@ from deltacore.belief.claims import _DATE, FactClaim, parse_date, timestamp_of
 from deltacore.belief.grammar import lowercase_value, parse
 from deltacore.belief.explicit import FactFieldError, explicit_fields  # noqa: F401 - re-exported
 from deltacore.belief.json_facts import json_claims, record_claims
-from deltacore.belief.roles import numbered_place, placed_status, role_reading, subject_ok
+from deltacore.belief.roles import numbered_place, placed_status, placed_thing, role_reading, subject_ok
 from deltacore.belief.text_records import text_records
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
@@ -103,7 +103,11 @@ _CORRECTION_LABELS = re.compile(
     re.IGNORECASE,
 )
 # "… (was on hold)": the value it replaced, said after the new one.
-_WAS_PAREN = re.compile(r"\s*\(\s*(?:was|previously|formerly)\s+(?P<old>[^()]{1,40}?)\s*\)$", re.IGNORECASE)
+# "(was V)", and "(the old V has been handed back)": the value it replaces.
+_WAS_PAREN = re.compile(
+    r"\s*\(\s*(?:(?:was|previously|formerly)\s+(?P<old>[^()]{1,40}?)|(?:the\s+)?old\s+(?:one,?\s+)?(?P<gone>[^()\s]{1,30})(?:\s+[^()]{0,40})?)\s*\)$",
+    re.IGNORECASE,
+)
 _UNRESOLVABLE = frozenset(
     {"he", "she", "they", "we", "you", "it", "this", "that", "there", "these", "those", "who", "what", "which",
      "everyone", "someone", "somebody", "nobody", "anyone", "one", "here", "his", "her", "their", "our", "your",
@@ -112,8 +116,12 @@ _UNRESOLVABLE = frozenset(
 
 # "Custodian for X reassigned: …": the label says the slot changed; it is no part of the subject.
 _CHANGED = r"(?:\s+(?:reassigned|changed|updated|corrected|moved|switched|replaced))?"
+# A label that only says what the news is about, and a body that calls it "it".
+_NEWS_LABEL = re.compile(r"^(?:(?:status\s+)?update|news|heads[- ]up)\s+(?:on|for|about|re)\s+(?P<subject>.{1,60})$", re.IGNORECASE)
+_IT_IS = re.compile(r"^it(?:['’]s|\s+is|\s+has\s+been)\s+", re.IGNORECASE)
 _LABEL_SLOTS = (
     re.compile(rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
+    re.compile(rf"^{SUBJECT}\s+has\s+(?:got\s+)?(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),  # "Rohan has a new bleep: 2344"
     re.compile(r"^(?:[Tt]he\s+)?(?:[Nn]ew\s+)?(?P<attr>[A-Za-z][\w -]{0,30}?)\s+(?:of|for|on)\s+(?P<subject>.{1,60}?)"
                rf"{_CHANGED}$"),
 )
@@ -277,6 +285,9 @@ class RuleFactExtractor:
         if (m := _CORRECTION.match(s)) is not None:
             return s[m.end():], True
         m = _LABEL.match(s)
+        if m is not None and (about := _NEWS_LABEL.match(m["label"].strip())) and (it := _IT_IS.match(m["body"])):
+            # "Update on the pump on Ward 7B: it's working now": the pump is working now.
+            return f"{about['subject']} is {m['body'][it.end():]}", correction
         if m is not None and _CORRECTION_LABELS.search(m["label"].strip()):
             return m["body"], True  # before the slot labels: "Correction for the records" names no slot
         if m is not None and self._label_reading(m["label"]) is None:
@@ -311,7 +322,7 @@ class RuleFactExtractor:
             return None  # "as of <something we cannot date>": unsure when
         earlier = None
         if (m := _WAS_PAREN.search(s)) is not None:
-            earlier, s = clean(m["old"]), s[: m.start()]
+            earlier, s = clean(m["old"] or m["gone"]), s[: m.start()]
         if (m := _TAIL_DATE.search(s)) is not None:
             if _WEEKDAY_ONLY.match(m["date"]) and m["word"].casefold() != "since":
                 return None
@@ -386,6 +397,10 @@ class RuleFactExtractor:
         for pattern in (_ATTR_OF, _VALUE_MY, _VALUE_POSSESSIVE, _NEW_ATTR):
             if (m := pattern.match(s)) is not None and any(w.casefold() in ENVIRONMENTS for w in m["attr"].split()):
                 continue  # "the live deployment of X is down": the environment names the subject, not an attribute
+            if pattern is _ATTR_OF and m is not None and placed_thing(f"{m['attr']} on {m['subject']}") and (
+                normalise_attribute(m["attr"]) not in ATTRIBUTE_NAMES
+            ):
+                continue  # "the infusion pump on Ward 7B is faulty": a thing in a numbered place, not its attribute
             if (m := pattern.match(s)) is not None and (attribute := self._attribute(m["attr"])) and subject_ok(m["subject"]):
                 return m["subject"], attribute, m["value"], 0.85, "possessive"
         return None

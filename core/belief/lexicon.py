@@ -194,6 +194,8 @@ def normalise_attribute(phrase: str) -> str:
     text = _ARTICLE.sub("", clean(phrase).casefold()).strip()
     text = re.sub(r"[_-]+", " ", text)
     text = re.sub(r"^(?:current|present|new)\s+", "", text) if text not in ATTRIBUTES else text
+    # A record's "asset_status" or "device_state" is the thing's status, as "status" is.
+    text = re.sub(r"^(?:asset|device|equipment|item|unit|machine|system|operational)\s+(?=(?:status|state)$)", "", text)
     if text not in ATTRIBUTES and text.endswith("s") and text[:-1] in ATTRIBUTES:
         text = text[:-1]  # "maintainers" of a service name its owner, as "maintainer" does
     return ATTRIBUTES.get(text, text)

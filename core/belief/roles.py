@@ -24,7 +24,9 @@ _LEXICON_NAMES = frozenset(ATTRIBUTES.values())
 
 _WORDS = r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}"
 # "the centrifuge in the upstairs lab": a lowercase thing, "in the", a lowercase place.
-_PLACED = re.compile(rf"^(?:[Tt]he\s+)?{_WORDS}\s+in\s+the\s+{_WORDS}$")
+# A numbered place needs no article: "the infusion pump on Ward 7B", "the crane at Pier 4".
+NUMBERED = r"[A-Z][a-z]{2,15}\s+[A-Z]?\d{1,4}[A-Za-z]?"
+_PLACED = re.compile(rf"^(?:[Tt]he\s+)?{_WORDS}\s+(?:in\s+the\s+{_WORDS}|(?:on|in|at)\s+(?:the\s+)?{NUMBERED})$")
 _NAME = r"(?P<value>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"
 _HOLDER = r"(?P<subject>(?:[Tt]he\s+)?[\w][\w.&'’ -]{0,60}?)"
 
@@ -127,7 +129,7 @@ def role_reading(s: str) -> tuple[str, str, str, float, str, str | None] | None:
 # "The fume hood in the upstairs lab is quarantined / was marked on hold / has gone to out of
 # order": a placed thing's state, a short lowercase phrase.
 _STATE = re.compile(
-    rf"^(?P<subject>(?:[Tt]he\s+)?{_WORDS}\s+in\s+the\s+{_WORDS}?)\s+"
+    rf"^(?P<subject>(?:[Tt]he\s+)?{_WORDS}\s+(?:in\s+the\s+{_WORDS}?|(?:on|in|at)\s+(?:the\s+)?{NUMBERED}))\s+"
     r"(?:is|has\s+been|is\s+now|was\s+marked(?:\s+as)?|has\s+been\s+marked(?:\s+as)?|is\s+marked(?:\s+as)?|was\s+set\s+to|has\s+gone\s+to)"
     r"\s+(?:now\s+)?(?P<value>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})$"
 )
@@ -138,12 +140,14 @@ _NO_STATE = frozenset({"the", "a", "an", "by", "to", "with", "from", "at", "next
 
 def placed_status(s: str) -> tuple[str, str, str, float, str] | None:
     """(subject, "status", state, confidence, rule) of a placed thing's state."""
-    if " in the " not in s or (m := _STATE.match(s)) is None or not placed_thing(m["subject"]):
+    if (m := _STATE.match(s)) is None or not placed_thing(m["subject"]):
         return None
     words = m["value"].split()
     if words[0] in _NO_STATE or words[-1] in _NO_STATE:
         return None
-    return m["subject"], "status", m["value"], 0.85, "placed state"
+    # "the pump on Ward 7B" is named as "the pump on the Ward 7B" is: one subject, "pump ward 7b".
+    subject = re.sub(rf"\s+(on|in|at)\s+(?=(?-i:{NUMBERED})$)", r" \1 the ", m["subject"])
+    return subject, "status", m["value"], 0.85, "placed state"
 
 
 # "Ashling is on Ward 12 (Gastro)", "Rohit is placed on Ward 17", "Kim is posted to Gate B4":
