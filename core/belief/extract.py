@@ -42,6 +42,7 @@ from deltacore.belief.phrases import (
     UNSURE,
     VALUE,
     change_reading,
+    changed_to,
     name_phrase,
     noun_reading,
     open_predicate,
@@ -87,7 +88,7 @@ _SPLIT = re.compile(
 # "also", "too", "as well": one more value beside the one held, never a replacement of it.
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides|another)\b", re.IGNORECASE)
 _CORRECTION = re.compile(r"^(?:correction|update|actually|erratum|to be clear)\s*[:,\-–]\s*", re.IGNORECASE)
-_DENIAL = re.compile(r"\s*[,;]?\s+(?:not|rather than|instead of)\s+(?P<denied>[^,;()]{1,60})$", re.IGNORECASE)
+_DENIAL = re.compile(r"\s*[,;]?\s+(?:not|rather than|instead of)\s+(?P<denied>[^,;()]{1,60}(?:\s*\([^()]{1,40}\))?)$", re.IGNORECASE)
 # "… (not Paris)", "… (Paris was wrong)": a parenthesised correction of the old value.
 _DENIAL_PAREN = re.compile(
     r"\s*\(\s*(?:not\s+(?P<not>[^()]{1,40}?)|(?P<was>[^()]{1,40}?)\s+(?:was|is)\s+(?:wrong|incorrect|outdated|a mistake|an error))\s*\)$",
@@ -116,6 +117,12 @@ _UNRESOLVABLE = frozenset(
 
 # "Custodian for X reassigned: …": the label says the slot changed; it is no part of the subject.
 _CHANGED = r"(?:\s+(?:reassigned|changed|updated|corrected|moved|switched|replaced))?"
+# A dash, then a remark of the writer's: "… - I was looking at the other ward's", "… - can
+# someone update the whiteboard?". Not part of the statement (and its "?" asks nothing of it).
+_AFTERTHOUGHT = re.compile(
+    r"\s+[-–—]+\s+(?:I|I['’]m|I['’]ve|I['’]d|we|you|can|could|please|sorry|thanks|thank|that|this|it|they|someone|somebody|anyone)\b.*$",
+    re.IGNORECASE,
+)
 # A label that only says what the news is about, and a body that calls it "it".
 _NEWS_LABEL = re.compile(r"^(?:(?:status\s+)?update|news|heads[- ]up)\s+(?:on|for|about|re)\s+(?P<subject>.{1,60})$", re.IGNORECASE)
 _IT_IS = re.compile(r"^it(?:['’]s|\s+is|\s+has\s+been)\s+", re.IGNORECASE)
@@ -153,12 +160,17 @@ _VERB_PATTERNS = [
 ]
 # "X's work location was changed to Y": a passive of the change says the value now.
 _SET_TO = r"(?:was|has\s+been)\s+(?:changed|updated|set|moved|switched)\s+to"
-_POSSESSIVE = re.compile(
-    rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became|{_SET_TO})|\s*:)\s+{VALUE}$"
+# "X's bleep changed from 2319 to 2268", "… has been rebooked from A to B": the value it became.
+_FROM_TO = (
+    r"(?:has\s+)?(?:been\s+)?(?:changed|moved|switched|updated|rebooked|rescheduled|swapped|bumped|pushed|upgraded)"
+    r"\s+from\s+[^,;]{1,40}?\s+to"
 )
-_MY = re.compile(rf"^(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|is now)\s+{VALUE}$")
+_POSSESSIVE = re.compile(
+    rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)(?:\s+(?:is|has changed to|changed to|is now|has become|became|{_SET_TO}|{_FROM_TO})|\s*:)\s+{VALUE}$"
+)
+_MY = re.compile(rf"^(?P<subject>[Mm]y)\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+(?:is|has changed to|is now|{_FROM_TO})\s+{VALUE}$")
 _OF = re.compile(
-    rf"^[Tt]he\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+of\s+{SUBJECT}\s+(?:is|is now|has changed to)\s+{VALUE}$"
+    rf"^[Tt]he\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s+of\s+{SUBJECT}\s+(?:is|is now|has changed to|{_FROM_TO})\s+{VALUE}$"
 )
 # "Ownership of X moved to Y", "The lead for X was handed over to Y": the slot's noun changes hands.
 _NOMINAL_CHANGE = (
@@ -282,6 +294,7 @@ class RuleFactExtractor:
             return None
         correction = False
         s = _LEAD_ADVERB.sub("", s)
+        s = _AFTERTHOUGHT.sub("", s)
         if (m := _CORRECTION.match(s)) is not None:
             return s[m.end():], True
         m = _LABEL.match(s)
@@ -348,6 +361,8 @@ class RuleFactExtractor:
                 if (category := category_of(change[2])) is not None:
                     match = (*match[:1], category, *match[2:4], "switch")  # the layer prefers the old value's slot
             match = match or noun_reading(s, self.resolver.embeds) or self._generic(s) or numbered_place(s)
+            if match is None and earlier is not None and (to := changed_to(s)) is not None and subject_ok(to[0]):
+                match = to  # "… was upgraded to 2025.11 (previously 2025.8)"
         if match is None:
             return None
         subject_name, attribute, value, confidence, rule = match

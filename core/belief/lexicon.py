@@ -164,8 +164,11 @@ def qualified(folded: str) -> str:
 
 
 # A place's name may hold numbers: "the infusion pump on Ward 7B", "the crane at Pier 4".
-_PLACED = re.compile(r"^([a-z][\w-]*(?: [\w-]+){0,2}) (?:in|on|at) the ([a-z0-9][\w-]*(?: [\w-]+){0,2})$")
+_PLACED = re.compile(
+    r"^([a-z][\w-]*(?: [\w-]+){0,2}) (?:in|on|at) (?:the ([a-z0-9][\w-]*(?: [\w-]+){0,2})|([a-z]{3,15} [a-z]?\d{1,4}[a-z]?))$"
+)
 PLACING_WORDS = frozenset({"in", "on", "at"})
+_NUMBERED_FIRST = re.compile(r"^([a-z]{3,15} [a-z]?\d{1,4}[a-z]?) ([a-z][\w-]*(?: [a-z][\w-]*){0,2})$")
 # How record keys end without saying what they hold ("phase_name", "vehicle_reg", "runtime_env").
 KEY_SUFFIXES = frozenset({"name", "id", "env", "reg", "no", "num", "code", "ref", "value", "val", "expires", "choice", "label"})
 
@@ -185,7 +188,9 @@ def canonical_subject(name: str, actor: str | None = None, user_id: str | None =
     folded = re.sub(r"[()\[\]]", " ", folded)
     # "the centrifuge in the upstairs lab" and "the reach truck on the North Yard" are named by
     # where they are: "centrifuge (upstairs lab)".
-    folded = _PLACED.sub(r"\1 \2", folded)
+    folded = _PLACED.sub(lambda m: f"{m[1]} {m[2] or m[3]}", folded)
+    # …and "the Ward 7B infusion pump" is the infusion pump on Ward 7B: "infusion pump ward 7b".
+    folded = _NUMBERED_FIRST.sub(r"\2 \1", folded)
     folded = untyped(qualified(" ".join(folded.split())))
     return folded or None
 

@@ -93,6 +93,25 @@ def noun_reading(s: str, embeds: bool) -> tuple[str, str, str, float, str] | Non
         return None
     return m["subject"], m["noun"], m["value"], 0.85, "noun"
 
+# "The ECG machine on Ward 7A was upgraded to 2025.11 (previously 2025.8)": a change whose old
+# value the sentence gave apart; only read when it did (the old value finds the slot).
+_CHANGED_TO = re.compile(
+    rf"^(?P<subject>(?:[Tt]he\s+)?[\w][\w.&' -]{{0,60}}?)\s+(?:was|has\s+been|have\s+been|got|has|have)\s+(?:just\s+)?"
+    rf"(?P<verb>{_CHANGE_VERB})\s+(?:to|into|onto)\s+{VALUE}$"
+)
+
+
+def changed_to(s: str) -> tuple[str, str, str, float, str] | None:
+    """(subject, predicate, new value, confidence, rule) of "X was upgraded to V"; the caller
+    holds the old value the sentence named apart ("(previously W)")."""
+    if (m := _CHANGED_TO.match(s)) is None:
+        return None
+    value = clean(m["value"])
+    if not value or (not name_phrase(value) and not any(ch.isdigit() for ch in value)):
+        return None
+    return m["subject"], " ".join(m["verb"].split()), value, 0.85, "change"
+
+
 def change_reading(s: str) -> tuple[str, str, str, float, str, str] | None:
     """A change naming the value it replaces: (subject, predicate, new value, confidence,
     rule, old value). The slot is named by the lexicon when the value says it (a language),

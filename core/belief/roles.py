@@ -26,7 +26,8 @@ _WORDS = r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}"
 # "the centrifuge in the upstairs lab": a lowercase thing, "in the", a lowercase place.
 # A numbered place needs no article: "the infusion pump on Ward 7B", "the crane at Pier 4".
 NUMBERED = r"[A-Z][a-z]{2,15}\s+[A-Z]?\d{1,4}[A-Za-z]?"
-_PLACED = re.compile(rf"^(?:[Tt]he\s+)?{_WORDS}\s+(?:in\s+the\s+{_WORDS}|(?:on|in|at)\s+(?:the\s+)?{NUMBERED})$")
+_THING = r"[A-Za-z][\w-]*(?:\s+[a-z][\w-]*){0,2}"  # may open with an acronym: "ECG machine"
+_PLACED = re.compile(rf"^(?:[Tt]he\s+)?(?:{_WORDS}\s+in\s+the\s+{_WORDS}|{_THING}\s+(?:on|in|at)\s+(?:the\s+)?{NUMBERED})$")
 _NAME = r"(?P<value>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"
 _HOLDER = r"(?P<subject>(?:[Tt]he\s+)?[\w][\w.&'’ -]{0,60}?)"
 
@@ -129,7 +130,7 @@ def role_reading(s: str) -> tuple[str, str, str, float, str, str | None] | None:
 # "The fume hood in the upstairs lab is quarantined / was marked on hold / has gone to out of
 # order": a placed thing's state, a short lowercase phrase.
 _STATE = re.compile(
-    rf"^(?P<subject>(?:[Tt]he\s+)?{_WORDS}\s+(?:in\s+the\s+{_WORDS}?|(?:on|in|at)\s+(?:the\s+)?{NUMBERED}))\s+"
+    rf"^(?P<subject>(?:[Tt]he\s+)?(?:{_WORDS}\s+in\s+the\s+{_WORDS}?|{_THING}\s+(?:on|in|at)\s+(?:the\s+)?{NUMBERED}))\s+"
     r"(?:is|has\s+been|is\s+now|was\s+marked(?:\s+as)?|has\s+been\s+marked(?:\s+as)?|is\s+marked(?:\s+as)?|was\s+set\s+to|has\s+gone\s+to)"
     r"\s+(?:now\s+)?(?P<value>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})$"
 )
@@ -156,7 +157,7 @@ def placed_status(s: str) -> tuple[str, str, str, float, str] | None:
 _NUMBERED_PLACE = re.compile(
     r"^(?P<subject>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})\s+(?:is|was|has\s+been|is\s+now)\s+"
     r"(?:now\s+)?(?:(?:placed|posted|assigned|allocated|rostered|rotated|based|stationed|working)\s+)?(?:on|in|at|to)\s+"
-    r"(?:the\s+)?(?P<kind>[A-Z][a-z]{2,15})\s+(?P<id>[A-Z]?\d{1,4}[A-Za-z]?)(?P<note>\s*\([^()]{1,40}\))?$"
+    r"(?:the\s+)?(?P<kind>[A-Z][a-z]{2,15})\s+(?P<id>[A-Z]?\d{1,4}[A-Za-z]?)(?P<note>\s*\([^()]{1,40}\))?(?:\s+now)?$"
 )
 
 
