@@ -20,6 +20,21 @@ from deltacore.belief.explicit import FactFieldError, explicit_fields  # noqa: F
 from deltacore.belief.json_facts import json_claims, record_claims
 from deltacore.belief.roles import numbered_place, placed_status, placed_thing, role_reading, subject_ok
 from deltacore.belief.text_records import text_records
+from deltacore.belief.framing import (
+    AFTERTHOUGHT,
+    CORRECTION,
+    CORRECTION_LABELS,
+    DENIAL,
+    DENIAL_PAREN,
+    IT_IS,
+    LABEL,
+    LEAD_DATE,
+    LEAD_TIME_WORD,
+    NEWS_LABEL,
+    TAIL_DATE,
+    WAS_PAREN,
+    WEEKDAY_ONLY,
+)
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
     ENVIRONMENTS,
@@ -59,18 +74,6 @@ class FactExtractor(Protocol):
     def claims(self, event: Any) -> list[FactClaim]: ...
 
 
-# The comma after a leading date may be left out before the sentence's subject: "Since Monday
-# the hood has been …", "From today Kai reports to …".
-_LEAD_DATE = re.compile(
-    rf"^(?P<word>as of|since|from|starting|effective|beginning|on|in)\s+(?P<date>{_DATE})(?:\s*,\s*|\s+(?=(?-i:[Tt]he\b|[A-Z])))",
-    re.IGNORECASE,
-)
-_TAIL_DATE = re.compile(rf"\s*,?\s+(?P<word>as of|since|starting|effective|from)\s+(?P<date>{_DATE})$", re.IGNORECASE)
-# A bare weekday is a past day after "since" ("since Monday"); after "from" or "starting" it
-# may be the next one: not sure when.
-_WEEKDAY_ONLY = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.IGNORECASE)
-_LEAD_TIME_WORD = re.compile(r"^(?:as of|since|starting|effective)\b", re.IGNORECASE)
-
 # ---- sentences ---------------------------------------------------------------------------------
 
 # Every rule below needs one of these words: a sentence without any is skipped at once.
@@ -87,28 +90,6 @@ _SPLIT = re.compile(
 )
 # "also", "too", "as well": one more value beside the one held, never a replacement of it.
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|besides|another)\b", re.IGNORECASE)
-_CORRECTION = re.compile(r"^(?:correction|update|actually|erratum|to be clear)\s*[:,\-–]\s*", re.IGNORECASE)
-_DENIAL = re.compile(r"\s*[,;]?\s+(?:not|rather than|instead of)\s+(?P<denied>[^,;()]{1,60}(?:\s*\([^()]{1,40}\))?)$", re.IGNORECASE)
-# "… (not Paris)", "… (Paris was wrong)": a parenthesised correction of the old value.
-_DENIAL_PAREN = re.compile(
-    r"\s*\(\s*(?:not\s+(?P<not>[^()]{1,40}?)|(?P<was>[^()]{1,40}?)\s+(?:was|is)\s+(?:wrong|incorrect|outdated|a mistake|an error))\s*\)$",
-    re.IGNORECASE,
-)
-# "Label: sentence". A label that is a correction marks the statement as one; a short label that
-# is not ("Update:", "FYI:") is dropped; "Anna's city: Berlin" is a statement in itself.
-_LABEL = re.compile(r"^(?P<label>[A-Za-z][\w'’ -]{0,40}?)\s*:\s+(?P<body>\S.*)$")
-# "Correction:", and a longer label that says it is one ("Correction to the org chart:").
-_CORRECTION_LABELS = re.compile(
-    r"^(?:correction|corrected|erratum|to be clear|to clarify|clarification|actually|amendment)(?:$|\s+(?:to|for|of|on)\b)"
-    r"|^(?:typo|fix|mistake)\b|\b(?:list|sheet|record|records|register|entry|table)\s+(?:fix|correction)$|\b(?:was|were)\s+wrong$",
-    re.IGNORECASE,
-)
-# "… (was on hold)": the value it replaced, said after the new one.
-# "(was V)", and "(the old V has been handed back)": the value it replaces.
-_WAS_PAREN = re.compile(
-    r"\s*\(\s*(?:(?:was|previously|formerly)\s+(?P<old>[^()]{1,40}?)|(?:the\s+)?old\s+(?:one,?\s+)?(?P<gone>[^()\s]{1,30})(?:\s+[^()]{0,40})?)\s*\)$",
-    re.IGNORECASE,
-)
 _UNRESOLVABLE = frozenset(
     {"he", "she", "they", "we", "you", "it", "this", "that", "there", "these", "those", "who", "what", "which",
      "everyone", "someone", "somebody", "nobody", "anyone", "one", "here", "his", "her", "their", "our", "your",
@@ -117,15 +98,6 @@ _UNRESOLVABLE = frozenset(
 
 # "Custodian for X reassigned: …": the label says the slot changed; it is no part of the subject.
 _CHANGED = r"(?:\s+(?:reassigned|changed|updated|corrected|moved|switched|replaced))?"
-# A dash, then a remark of the writer's: "… - I was looking at the other ward's", "… - can
-# someone update the whiteboard?". Not part of the statement (and its "?" asks nothing of it).
-_AFTERTHOUGHT = re.compile(
-    r"\s+[-–—]+\s+(?:I|I['’]m|I['’]ve|I['’]d|we|you|can|could|please|sorry|thanks|thank|that|this|it|they|someone|somebody|anyone)\b.*$",
-    re.IGNORECASE,
-)
-# A label that only says what the news is about, and a body that calls it "it".
-_NEWS_LABEL = re.compile(r"^(?:(?:status\s+)?update|news|heads[- ]up)\s+(?:on|for|about|re)\s+(?P<subject>.{1,60})$", re.IGNORECASE)
-_IT_IS = re.compile(r"^it(?:['’]s|\s+is|\s+has\s+been)\s+", re.IGNORECASE)
 _LABEL_SLOTS = (
     re.compile(rf"^{SUBJECT}(?:'s|’s|')\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),
     re.compile(rf"^{SUBJECT}\s+has\s+(?:got\s+)?(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}})$"),  # "Rohan has a new bleep: 2344"
@@ -294,14 +266,14 @@ class RuleFactExtractor:
             return None
         correction = False
         s = _LEAD_ADVERB.sub("", s)
-        s = _AFTERTHOUGHT.sub("", s)
-        if (m := _CORRECTION.match(s)) is not None:
+        s = AFTERTHOUGHT.sub("", s)
+        if (m := CORRECTION.match(s)) is not None:
             return s[m.end():], True
-        m = _LABEL.match(s)
-        if m is not None and (about := _NEWS_LABEL.match(m["label"].strip())) and (it := _IT_IS.match(m["body"])):
+        m = LABEL.match(s)
+        if m is not None and (about := NEWS_LABEL.match(m["label"].strip())) and (it := IT_IS.match(m["body"])):
             # "Update on the pump on Ward 7B: it's working now": the pump is working now.
             return f"{about['subject']} is {m['body'][it.end():]}", correction
-        if m is not None and _CORRECTION_LABELS.search(m["label"].strip()):
+        if m is not None and CORRECTION_LABELS.search(m["label"].strip()):
             return m["body"], True  # before the slot labels: "Correction for the records" names no slot
         if m is not None and self._label_reading(m["label"]) is None:
             if len(m["label"].split()) <= 3:
@@ -327,23 +299,23 @@ class RuleFactExtractor:
         s, correction = body
         s = _LEAD_INTERJECTION.sub("", s)
         valid_from = None
-        if (m := _LEAD_DATE.match(s)) is not None:
-            if _WEEKDAY_ONLY.match(m["date"]) and m["word"].casefold() != "since":
+        if (m := LEAD_DATE.match(s)) is not None:
+            if WEEKDAY_ONLY.match(m["date"]) and m["word"].casefold() != "since":
                 return None
             valid_from, s = parse_date(m["date"], reference), s[m.end():]
-        elif _LEAD_TIME_WORD.match(s):
+        elif LEAD_TIME_WORD.match(s):
             return None  # "as of <something we cannot date>": unsure when
         earlier = None
-        if (m := _WAS_PAREN.search(s)) is not None:
+        if (m := WAS_PAREN.search(s)) is not None:
             earlier, s = clean(m["old"] or m["gone"]), s[: m.start()]
-        if (m := _TAIL_DATE.search(s)) is not None:
-            if _WEEKDAY_ONLY.match(m["date"]) and m["word"].casefold() != "since":
+        if (m := TAIL_DATE.search(s)) is not None:
+            if WEEKDAY_ONLY.match(m["date"]) and m["word"].casefold() != "since":
                 return None
             valid_from, s = parse_date(m["date"], reference), s[: m.start()]
         denied = None
-        if (m := _DENIAL_PAREN.search(s)) is not None:
+        if (m := DENIAL_PAREN.search(s)) is not None:
             denied, s, correction = clean(m["not"] or m["was"]), s[: m.start()], True
-        elif (m := _DENIAL.search(s)) is not None:
+        elif (m := DENIAL.search(s)) is not None:
             denied, s, correction = clean(m["denied"]), s[: m.start()], True
         if UNSURE.search(s) or NEGATED.search(s):
             return None
@@ -403,7 +375,7 @@ class RuleFactExtractor:
 
     def _labelled(self, s: str) -> tuple[str, str, str, float, str] | None:
         if (
-            (m := _LABEL.match(s)) is not None
+            (m := LABEL.match(s)) is not None
             and (reading := self._label_reading(m["label"])) is not None
             and len(m["body"].split()) <= 6
             and subject_ok(reading[0])

@@ -15,6 +15,7 @@ import re
 import time
 from typing import Any
 
+from deltacore.belief.aliasing import look_alikes
 from deltacore.belief.layer import BeliefLayer
 from deltacore.belief.open_slots import current_values
 from deltacore.belief.questions import question_slot, slot_holding, subject_keys, value_named
@@ -26,6 +27,7 @@ from deltacore.model import MemoryFlag, MemoryPacket, QueryCriteria
 
 Fused = list[tuple[str, float, dict[str, int]]]
 # A question about what *was* wants the old values: the slot keeps its fused order.
+_WORDS = re.compile(r"\w+")
 _ASKS_HISTORY = re.compile(
     r"\b(?:before|previous(?:ly)?|used to|former(?:ly)?|originally|earlier|prior|past|history|until|old|first)\b", re.I
 )
@@ -53,6 +55,7 @@ class BeliefRanking:
         fused = self._after_shift(conn, fused, view, criteria, t)
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
+        fused = self._asked_subjects_first(conn, fused, named, criteria.tenant)
         if criteria.text and not asks_history:
             fused = self._restated(conn, fused, view, criteria, t, named)
         answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused, asked)
@@ -227,6 +230,35 @@ class BeliefRanking:
         memory = MemoryBelief(event_id, (tenant, chosen["subject"], chosen["attribute"]), "unread", round(confidence, 6), "")
         memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, ts
         return memory
+
+    def _asked_subjects_first(self, conn: Any, fused: Fused, named: list[tuple[str, str]], tenant: str) -> Fused:
+        """The window's memories stating facts only of subjects the question does not name go
+        below its other memories, in their order (a fact about Anna never answers for Ana)."""
+        window = self._beliefs.policy.other_subjects_window
+        asked = {subject for subject, _ in named}
+        if not window or not asked:
+            return fused
+        head = fused[:window]
+        store = self._beliefs.store
+        read = store.facts_of_events(conn, [item_id for item_id, _, _ in head])
+        facts = store.facts_by_id(conn, sorted({f for ids in read.values() for f in ids}))
+        about = {event: {facts[f]["subject"] for f in ids if f in facts} for event, ids in read.items()}
+        elsewhere = {item_id for item_id, _, _ in head if about.get(item_id) and not about[item_id] & asked}
+        # A memory the rules could not read is about a look-alike when its words name only the
+        # look-alike's own part: "Ward 7B" and not "Ward 7A", "Ashling" and not "Aisling".
+        apart = [
+            (set(subject.split()) - set(other.split()), set(other.split()) - set(subject.split()))
+            for subject in asked for other in look_alikes(subject, store.subjects(conn, tenant)) if other not in asked
+        ]
+        if apart:
+            unread = [item_id for item_id, _, _ in head if item_id not in read]
+            for event in store.stored_events(conn, unread):
+                words = set(_WORDS.findall((event["text"] or "").casefold()))
+                if any(theirs & words and not ours & words for ours, theirs in apart if ours and theirs):
+                    elsewhere.add(event["id"])
+        if not elsewhere:
+            return fused
+        return [f for f in head if f[0] not in elsewhere] + [f for f in head if f[0] in elsewhere] + fused[window:]
 
     def _restated(
         self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria, t: float, named: list[tuple[str, str]]
