@@ -185,7 +185,9 @@ TRAILING_TIME = re.compile(
     re.IGNORECASE,
 )
 _LEAD_ADVERB = re.compile(
-    r"^(?:(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?|(?:after|following)\s+(?:the|a|an|this|that|"
+    r"^(?:(?:these days|nowadays|currently|now|at the moment|today|lately|as of now)\s*,?|"
+    r"(?:please\s+note|note|fyi|just\s+a\s+reminder|(?:a\s+)?reminder|for\s+the\s+record)(?:\s+that)?\s*[,:]?|"  # "Please note the new …"
+    r"(?:after|following)\s+(?:the|a|an|this|that|"
     r"their|his|her|its|our|my)(?:\s+[a-z-]+){1,3}\s*,)\s+", re.IGNORECASE)  # "After the move, Petra now lives in Turin"
 _NEW_ATTR = re.compile(rf"^{SUBJECT}\s+has\s+(?:a|an)\s+new\s+(?P<attr>[A-Za-z][\w -]{{0,30}}?)\s*:\s*{VALUE}$")
 _COPULA = re.compile(rf"^{SUBJECT}(?:\s+is|'s|’s|\s+are)(?:\s+now)?\s+(?P<rest>.{{1,60}})$")

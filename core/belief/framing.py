@@ -53,9 +53,11 @@ WAS_PAREN = re.compile(
 )
 
 # A dash, then a remark of the writer's: "… - I was looking at the other ward's", "… - can
-# someone update the whiteboard?". Not part of the statement (and its "?" asks nothing of it).
+# someone update the whiteboard?", ", please stop using 2268". Not part of the statement (and
+# its "?" asks nothing of it).
 AFTERTHOUGHT = re.compile(
-    r"\s+[-–—]+\s+(?:I|I['’]m|I['’]ve|I['’]d|we|you|can|could|please|sorry|thanks|thank|that|this|it|they|someone|somebody|anyone)\b.*$",
+    r"(?:\s+[-–—]+\s+(?:I|I['’]m|I['’]ve|I['’]d|we|you|can|could|please|sorry|thanks|thank|that|this|it|they|someone|somebody|anyone)"
+    r"|\s*,\s*(?:please|thanks|thank\s+you|cheers))\b.*$",
     re.IGNORECASE,
 )
 

@@ -39,7 +39,8 @@ _CUES: dict[str, tuple[str, ...]] = {
     "job title": (r"\brole\b", r"\bjob\b", r"\btitle\b", r"\bposition\b", r"\boccupation\b", r"\bwork(?:s)? as\b"),
     "status": (r"\bstatus\b", r"\bhealth(?:y)?\b", r"\bup or down\b"),
     "version": (r"\bversion\b", r"\brelease\b"),
-    "owner": (r"\bown(?:s|ed|er|ership)?\b", r"\bmaintain", r"\blooks? after\b", r"\bstewards?\b"),
+    "owner": (r"\bown(?:s|ed|er|ership)?\b", r"\bmaintain", r"\blooks? after\b", r"\bstewards?\b",
+              r"\b(?:squad|team|group|unit)\b.*\bresponsible for\b"),
     "manager": (r"\bmanager\b", r"\bboss\b", r"\breports? to\b"),
     "lead": (r"\blead(?:s|ing|er)?\b", r"\bled\b"),
     "on call": (r"\bon[- ]call\b",),
@@ -269,7 +270,7 @@ def word_fits(slot_word: str, token: str) -> bool:
     """A question's word names a word of a slot's name: itself, an inflection or a derivation
     ("depart" / "departure"), one sense in the lexicon ("primary" / "main"), or its kind
     ("vehicle" of "van")."""
-    if _inflected(slot_word, token) or _inflected(token, slot_word):
+    if _inflected(slot_word, token) or _inflected(token, slot_word) or _stem(slot_word) == _stem(token):
         return True
     stem = len(os.path.commonprefix([slot_word, token]))
     if stem >= MIN_DERIVED_STEM and max(len(slot_word), len(token)) - stem <= MAX_DERIVED_ENDING:
@@ -277,6 +278,16 @@ def word_fits(slot_word: str, token: str) -> bool:
     if slot_word in WORD_SENSE and WORD_SENSE[slot_word] == WORD_SENSE.get(token):
         return True
     return BROADER.get(slot_word) == token
+
+
+_SUFFIX = re.compile(r"(?:ing|ed|er|es|s)$")
+
+
+def _stem(word: str) -> str:
+    """A word without one inflectional ending, when four letters stay: "headed" and "heads" are
+    both "head" ("who heads Orion?" of the slot "headed by")."""
+    stem = _SUFFIX.sub("", word)
+    return stem if len(stem) >= MIN_STEM else word
 
 
 def name_words(attribute: str) -> list[str]:

@@ -36,7 +36,7 @@ ROLE_AGENTS: dict[str, str] = {
     "mentored": "mentor", "coached": "coach", "tutored": "tutor", "supervised": "supervisor", "managed": "manager",
     "sponsored": "sponsor", "advised": "advisor", "led": "lead", "owned": "owner", "maintained": "maintainer",
     "chaired": "chair", "represented": "representative", "employed": "employer", "line-managed": "manager",
-    "stewarded": "steward",
+    "stewarded": "steward", "supplied": "supplier", "provided": "provider",
 }
 # A unit holds a role as a person does: "maintained by the discovery pod".
 _UNIT = rf"(?:[Tt]he\s+)?(?P<unit>(?:[\w-]+\s+){{1,3}}(?:{'|'.join(sorted(UNITS))}))"

@@ -126,9 +126,11 @@ class QueryCriteria(Scoped):
     """Also search the COLD tier (memories consolidation archived to Parquet); their packets
     carry ``meta["tier"] == "cold"``."""
     distinct: bool = True
-    """A text stored more than once (the same words, case and spacing aside: a line pasted by
-    several people, a notice posted every week) is returned once, as its best-ranked copy; the
-    places its copies would take go to other memories. False: every copy competes."""
+    """A message or observation stored more than once (the same words, case and spacing aside: a
+    line pasted by several people, a notice posted every week) is returned once, as its
+    best-ranked copy; the places its copies would take go to other memories. Tool calls, tool
+    results and outcomes are never collapsed (the same words with another result are another
+    experience). False: every copy competes."""
 
     @field_validator("as_of")
     @classmethod

@@ -41,6 +41,12 @@ _FLAG_OF_CONFLICT = {
 }
 
 
+# Kinds whose repeated words say nothing new: a chat line pasted by several people, a notice
+# posted every week. A tool call, its result or an outcome in the same words as another is
+# another experience (another result, another reward): each copy stays.
+_DISTINCT_KINDS = frozenset({EventKind.MESSAGE.value, EventKind.OBSERVATION.value})
+
+
 def _rrf_ignoring_depth(ranked: Any, weights: Any, depth: int | None = None, k: int = 60) -> Any:
     return reciprocal_rank_fusion(ranked, weights, k)
 
@@ -275,7 +281,7 @@ class Retriever:
         for item in chunk:
             row = rows.get(item[0])
             if item[0] in schemas or row is not None and self._keep(delta_rows.get(item[0], ()), criteria, now):
-                if seen is not None and row is not None:
+                if seen is not None and row is not None and row.kind in _DISTINCT_KINDS:
                     key = " ".join((row.text or "").casefold().split())
                     if key and key in seen:
                         continue
