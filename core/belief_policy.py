@@ -104,10 +104,10 @@ class BeliefPolicy(BaseModel):
     first by established writers (``deltacore.belief.restated``); 0 turns it off."""
 
     other_subjects_window: int = Field(default=20, ge=0, le=100)
-    """Among the query's first this many memories, when the question names subjects the store
-    holds facts of, memories whose facts are all about other subjects (the pump on Ward 7B for a
-    question about the one on Ward 7A, Anna for Ana) go below the rest of them (E06); memories
-    that state no fact keep their places. 0 turns it off."""
+    """Among the query's first this many memories, when the question names a subject the store
+    holds facts of, memories about one of its look-alikes (the pump on Ward 7B for a question
+    about the one on Ward 7A, Anna for Ana) go below the rest of them (E06); other subjects'
+    memories keep their places. 0 turns it off."""
 
     def checked(self) -> BeliefPolicy:
         known = set(CLASSES) | set(self.half_life_hours)

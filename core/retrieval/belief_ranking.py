@@ -232,30 +232,32 @@ class BeliefRanking:
         return memory
 
     def _asked_subjects_first(self, conn: Any, fused: Fused, named: list[tuple[str, str]], tenant: str) -> Fused:
-        """The window's memories stating facts only of subjects the question does not name go
-        below its other memories, in their order (a fact about Anna never answers for Ana)."""
+        """The window's memories about a look-alike of a subject the question names go below its
+        other memories, in their order (E06: a fact about Anna never answers for Ana). A memory
+        is about the look-alike when the facts read from it are all the look-alike's, or, when
+        none were read, when its words name the look-alike's own part and not the asked one's
+        ("Ward 7B" and not "Ward 7A", "Ashling" and not "Aisling"). Other subjects' memories keep
+        their places: "Orion is headed by Iris" answers "what does Iris head?"."""
         window = self._beliefs.policy.other_subjects_window
         asked = {subject for subject, _ in named}
         if not window or not asked:
             return fused
-        head = fused[:window]
         store = self._beliefs.store
+        alike = {other: subject for subject in asked for other in look_alikes(subject, store.subjects(conn, tenant)) if other not in asked}
+        if not alike:
+            return fused
+        head = fused[:window]
         read = store.facts_of_events(conn, [item_id for item_id, _, _ in head])
         facts = store.facts_by_id(conn, sorted({f for ids in read.values() for f in ids}))
         about = {event: {facts[f]["subject"] for f in ids if f in facts} for event, ids in read.items()}
-        elsewhere = {item_id for item_id, _, _ in head if about.get(item_id) and not about[item_id] & asked}
-        # A memory the rules could not read is about a look-alike when its words name only the
-        # look-alike's own part: "Ward 7B" and not "Ward 7A", "Ashling" and not "Aisling".
+        elsewhere = {item_id for item_id, subjects in about.items() if subjects and subjects <= set(alike)}
         apart = [
-            (set(subject.split()) - set(other.split()), set(other.split()) - set(subject.split()))
-            for subject in asked for other in look_alikes(subject, store.subjects(conn, tenant)) if other not in asked
+            (set(subject.split()) - set(other.split()), set(other.split()) - set(subject.split())) for other, subject in alike.items()
         ]
-        if apart:
-            unread = [item_id for item_id, _, _ in head if item_id not in read]
-            for event in store.stored_events(conn, unread):
-                words = set(_WORDS.findall((event["text"] or "").casefold()))
-                if any(theirs & words and not ours & words for ours, theirs in apart if ours and theirs):
-                    elsewhere.add(event["id"])
+        for event in store.stored_events(conn, [item_id for item_id, _, _ in head if item_id not in read]):
+            words = set(_WORDS.findall((event["text"] or "").casefold()))
+            if any(theirs & words and not ours & words for ours, theirs in apart if ours and theirs):
+                elsewhere.add(event["id"])
         if not elsewhere:
             return fused
         return [f for f in head if f[0] not in elsewhere] + [f for f in head if f[0] in elsewhere] + fused[window:]
