@@ -32,7 +32,7 @@ shorthand, e-mails with signatures, receipts, telemetry JSON, forms, calendar an
 and look-alike primary and relief routes, yard equipment in two look-alike yards with a status,
 an inspection date and a responsible person, equipment contractors, crews' radio talkgroups, runs'
 departure times, hauliers and lead drivers; rota lines, workshop tickets, status boards, CSV and pipe
-tables, e-mails, "04MAR27" dates), ``fresh8`` (``_truth/fresh8.py``: blind too; a hospital: resident
+tables, e-mails, "04MAR27" dates), ``fresh8`` (``_truth/fresh8.py``: written blind, read from session 21 on; a hospital: resident
 doctors' ward placements, rota patterns, bleeps and look-alike clinical and educational supervisors,
 medical devices on two look-alike wards with a status, a software version and a maintenance due
 date, device vendors, hospital teams' bleeps and extensions, clinics' start times, rooms and lead
