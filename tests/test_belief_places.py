@@ -95,9 +95,9 @@ def _say(memory, text, days, source="user:coordinator"):
     return memory.add(text, ts=NOW - timedelta(days=days), source=source)
 
 
-def _established(memory, source="user:coordinator"):
+def _established(memory, source="user:coordinator", days=30):
     for i in range(10):
-        _say(memory, f"Standup note {i}: the printer on floor {i} is jammed again.", 30 + i * 4, source)
+        _say(memory, f"Standup note {i}: the printer on floor {i} is jammed again.", days + i * 4, source)
 
 
 def test_a_ward_change_said_in_a_new_phrasing_answers_the_question(memory):
@@ -130,3 +130,29 @@ def test_a_text_stored_many_times_comes_back_once(memory):
     assert roster in [p.id for p in memory.query("Which ward printer is Aisling looking for?", top_k=5)]
     every = memory.query("Which ward printer is Aisling looking for?", top_k=5, distinct=False)
     assert [p.text for p in every].count("lol Aisling has been looking for the ward printer all morning") >= 4
+
+
+def _pumps(memory):
+    """A pump on Ward 7A and its look-alike on Ward 7B, whose software lines are the newer ones."""
+    _established(memory, days=400)
+    _say(memory, "The infusion pump on Ward 7A is working.", 200)
+    _say(memory, "The infusion pump on Ward 7B is faulty.", 200)
+    asked = _say(memory, "Software on the infusion pump on Ward 7A: version 2025.15.", 150)
+    others = [_say(memory, f"Software on the infusion pump on Ward 7B: version 2025.{n}.", 100 - n) for n in (20, 26, 31)]
+    top = [p.id for p in memory.query("Which software version is the infusion pump on Ward 7A running now?", top_k=3)]
+    return asked, others, top
+
+
+def test_a_look_alike_places_memories_go_below_the_asked_ones(memory):
+    asked, others, top = _pumps(memory)
+    assert top[0] == asked and not set(others) & set(top)
+
+
+def test_without_the_look_alike_rule_the_look_alikes_stay_in_the_top(backend):
+    # The same writes with the rule off (belief.other_subjects_window=0): what the rule changes.
+    memory = backend.open(belief={"other_subjects_window": 0})
+    try:
+        _, others, top = _pumps(memory)
+    finally:
+        memory.close()
+    assert set(others) & set(top)

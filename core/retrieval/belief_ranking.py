@@ -26,8 +26,8 @@ from deltacore.belief.view import MemoryBelief, memory_beliefs
 from deltacore.model import MemoryFlag, MemoryPacket, QueryCriteria
 
 Fused = list[tuple[str, float, dict[str, int]]]
-# A question about what *was* wants the old values: the slot keeps its fused order.
 _WORDS = re.compile(r"\w+")
+# A question about what *was* wants the old values: the slot keeps its fused order.
 _ASKS_HISTORY = re.compile(
     r"\b(?:before|previous(?:ly)?|used to|former(?:ly)?|originally|earlier|prior|past|history|until|old|first)\b", re.I
 )
@@ -243,7 +243,8 @@ class BeliefRanking:
         if not window or not asked:
             return fused
         store = self._beliefs.store
-        alike = {other: subject for subject in asked for other in look_alikes(subject, store.subjects(conn, tenant)) if other not in asked}
+        known = store.subjects(conn, tenant)
+        alike = {other: subject for subject in asked for other in look_alikes(subject, known) if other not in asked}
         if not alike:
             return fused
         head = fused[:window]
