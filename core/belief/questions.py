@@ -109,18 +109,13 @@ def attribute_score(text: str, attribute: str) -> int:
     folded = text.casefold()
     score = sum(1 for cue in _COMPILED.get(attribute, ()) if cue.search(folded))
     names = {attribute, *(syn for syn, name in ATTRIBUTES.items() if name == attribute)}
-    tokens = set(re.findall(r"[\w]+", folded))
-    for name in names:
-        parts = re.findall(r"[\w]+", name)
-        if parts and all(any(_inflected(p, t) for t in tokens) for p in parts):
-            score += len(parts)
-    return score
+    return score + sum(_name_said(folded, name) for name in names)
 
 
-def _name_said(text: str, attribute: str) -> int:
-    """How many words of the slot's own name the question says, when it says them all."""
+def _name_said(text: str, name: str) -> int:
+    """How many words of ``name`` the question says, when it says them all."""
     tokens = set(re.findall(r"[\w]+", text.casefold()))
-    parts = re.findall(r"[\w]+", attribute)
+    parts = re.findall(r"[\w]+", name)
     return len(parts) if parts and all(any(_inflected(p, t) for t in tokens) for p in parts) else 0
 
 

@@ -146,9 +146,7 @@ def placed_status(s: str) -> tuple[str, str, str, float, str] | None:
     words = m["value"].split()
     if words[0] in _NO_STATE or words[-1] in _NO_STATE:
         return None
-    # "the pump on Ward 7B" is named as "the pump on the Ward 7B" is: one subject, "pump ward 7b".
-    subject = re.sub(rf"\s+(on|in|at)\s+(?=(?-i:{NUMBERED})$)", r" \1 the ", m["subject"])
-    return subject, "status", m["value"], 0.85, "placed state"
+    return m["subject"], "status", m["value"], 0.85, "placed state"
 
 
 # "Ashling is on Ward 12 (Gastro)", "Rohit is placed on Ward 17", "Kim is posted to Gate B4":
