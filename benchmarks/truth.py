@@ -65,11 +65,17 @@ terminal equipment on two look-alike piers with a status, controller firmware an
 mechanic, the vendors holding equipment types' service agreements, departments' radio channels,
 vessel calls' ETAs, berths and supercargoes; steady boards, foreman matrices, upper-case TOS audit
 lines, "Tower to all gangs" radio calls, equipment log lines, long-range schedules, "Mar 04, 2027",
-"03/04/27" and "202703040915" dates).
+"03/04/27" and "202703040915" dates) and ``fresh14`` (``_truth/fresh14.py``: blind too; a city
+newsroom and broadcaster: journalists' beats, hot desks, press card expiry dates and look-alike print
+and web editors, broadcast kit in two look-alike studios with a status, a software version and a
+technician, the vendors holding kit types' maintenance contracts, sections' morning conference rooms,
+specials' publish dates, output slots and producers; beat lists, edit chains, CMS-style audit lines,
+engineering boards and kit logs, running orders, planning grids, e-mails, "has been moved onto the …
+beat", "hands over to", "4/3/27", "4 Mar", "March 4th" and "Thu 04.03.2027" dates).
 Arms on the same vectors: vector top-k, BM25, hybrid RRF, the newest of the top-20 semantic hits,
 and DeltaCore through its public API.
 
-    python benchmarks/truth.py --templates all                   # MiniLM, all fifteen sets
+    python benchmarks/truth.py --templates all                   # MiniLM, all sixteen sets
     python benchmarks/truth.py --quick --embedder fake           # seconds
 
 Figures (issue 15): current value at rank 1 (changed slots), as-of value at rank 1, history

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from _truth import fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13
+from _truth import fresh, fresh2, fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13, fresh14
 
-BLIND: tuple[ModuleType, ...] = (fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13)
+BLIND: tuple[ModuleType, ...] = (fresh3, fresh4, fresh5, fresh6, fresh7, fresh8, fresh9, fresh10, fresh11, fresh12, fresh13, fresh14)
 """Sets with the whole module interface (``fresh3.py`` on): besides what every module has (see
 ``MODULES``), a ``VOCAB``, ``PERSON_VALUED``, ``SELF_EXCLUDED``, ``SIBLINGS``, ``VERSIONED``,
 ``DATED`` and ``date_fields(date)``."""
