@@ -106,8 +106,15 @@ class BeliefPolicy(BaseModel):
     other_subjects_window: int = Field(default=20, ge=0, le=100)
     """Among the query's first this many memories, when the question names a subject the store
     holds facts of, memories about one of its look-alikes (the pump on Ward 7B for a question
-    about the one on Ward 7A, Anna for Ana) go below the rest of them (E06); other subjects'
-    memories keep their places. 0 turns it off."""
+    about the one on Ward 7A, Anna for Ana) go below the rest of them (E06); when it asks about
+    one slot the store tracks, memories that say nothing of its subject go below those that do
+    (a memory of the day the question names, about something else, does not answer it); other
+    subjects' memories that name it keep their places. 0 turns both off."""
+
+    form_support: int = Field(default=2, ge=0, le=100)
+    """Learned forms (``deltacore.belief.forms``): a line the rules cannot read is read in a form
+    seen stating known values of one slot for at least this many different subjects ("{S} reports
+    to the {V} site daily."); 0 turns learning and reading forms off."""
 
     def checked(self) -> BeliefPolicy:
         known = set(CLASSES) | set(self.half_life_hours)

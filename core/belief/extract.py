@@ -14,7 +14,8 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from deltacore.belief.attributes import AttributeResolver
-from deltacore.belief.claims import _DATE, FactClaim, parse_date, timestamp_of
+from deltacore.belief.claims import FactClaim, timestamp_of
+from deltacore.belief.dates import DATE, parse_date
 from deltacore.belief.grammar import lowercase_value, parse
 from deltacore.belief.explicit import FactFieldError, explicit_fields  # noqa: F401 - re-exported
 from deltacore.belief.json_facts import json_claims, record_claims
@@ -105,7 +106,7 @@ _LABEL_SLOTS = (
                rf"{_CHANGED}$"),
 )
 _PARTICIPLE = re.compile(r"^[a-z]+ed\s+(?:as|with|in|to|by|at|into|under|for|on)\b")
-_DUE = re.compile(rf"^due\s+(?:on\s+|by\s+)?(?P<date>{_DATE})$", re.IGNORECASE)
+_DUE = re.compile(rf"^due\s+(?:on\s+|by\s+)?(?P<date>{DATE})$", re.IGNORECASE)
 # "Wanda -> Vanda", "on hold => available": a value with the one it replaced.
 _ARROW = re.compile(r"^(?P<old>[^<>=→]{1,40}?)\s*(?:->|=>|→)\s*(?P<new>[^<>=→]{1,60})$")
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import re
 
-from deltacore.belief.claims import _DATE
+from deltacore.belief.dates import DATE
 
 # The comma after a leading date may be left out before the sentence's subject: "Since Monday
 # the hood has been …", "From today Kai reports to …".
 LEAD_DATE = re.compile(
-    rf"^(?P<word>as of|since|from|starting|effective|beginning|on|in)\s+(?P<date>{_DATE})(?:\s*,\s*|\s+(?=(?-i:[Tt]he\b|[A-Z])))",
+    rf"^(?P<word>as of|since|from|starting|effective|beginning|on|in)\s+(?P<date>{DATE})(?:\s*,\s*|\s+(?=(?-i:[Tt]he\b|[A-Z])))",
     re.IGNORECASE,
 )
 
-TAIL_DATE = re.compile(rf"\s*,?\s+(?P<word>as of|since|starting|effective|from)\s+(?P<date>{_DATE})$", re.IGNORECASE)
+TAIL_DATE = re.compile(rf"\s*,?\s+(?P<word>as of|since|starting|effective|from)\s+(?P<date>{DATE})$", re.IGNORECASE)
 
 # A bare weekday is a past day after "since" ("since Monday"); after "from" or "starting" it
 # may be the next one: not sure when.

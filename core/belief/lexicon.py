@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from deltacore.belief.dates import date_key
 from deltacore.belief_policy import (  # noqa: F401 - re-exported
     ATTRIBUTE_CLASSES,
     CLASSES,
@@ -207,7 +208,10 @@ def normalise_attribute(phrase: str) -> str:
 
 
 def value_key(value: str) -> str:
-    """Normalised value: "Golang" and "go", "Berlin." and "berlin" are one value."""
+    """Normalised value: "Golang" and "go", "Berlin." and "berlin", "4/3/27" and "Thursday 4 March
+    2027" are one value."""
+    if (day := date_key(str(value))) is not None:
+        return day
     text = _TRAILING_NOISE.sub("", clean(str(value)).casefold())
     text = _ARTICLE.sub("", text).strip()
     text = re.sub(r"\s+(?:city|language|lang)$", "", text) if text not in VALUE_CATEGORY else text

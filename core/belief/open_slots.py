@@ -27,12 +27,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from deltacore.belief.claims import _DATE, FactClaim
+from deltacore.belief.claims import FactClaim
+from deltacore.belief.dates import DATE
 from deltacore.belief.lexicon import TYPE_NOUNS, value_key
 from deltacore.belief.phrases import UNITS
 from deltacore.belief.slots import SlotMatcher, content_words
 
-_DATE_VALUE = re.compile(rf"^(?:{_DATE})$", re.IGNORECASE)
+_DATE_VALUE = re.compile(rf"^(?:{DATE})$", re.IGNORECASE)
 _AGENT_SUFFIXES = ("", "r", "er", "or")
 # Words of a predicate that states what or where its subject is, and nothing it did.
 _STATIVE = frozenset({

@@ -104,7 +104,7 @@ class SlotBook:
         if any(st.event_id in f["event_ids"] or (st.event_id, f["id"]) in self.seen for f in slot):
             return "seen"  # a re-run after a crash, or the same event stating it twice
         key, t = value_key(c.value), st.valid_from
-        same = [f for f in slot if f["value_key"] == key and (is_open(f) or _covers(f, t))]
+        same = [f for f in slot if _keyed(f) == key and (is_open(f) or _covers(f, t))]
         if same:
             self._corroborate(max(same, key=lambda f: (is_open(f), f["valid_from"])), st)
             return "corroborated"
@@ -125,7 +125,7 @@ class SlotBook:
         if self._may_supersede(st, open_facts):
             denied = value_key(c.denied) if c.denied else None
             for old in open_facts:
-                if old["value_key"] == denied and not _established(old):
+                if _keyed(old) == denied and not _established(old):
                     # "Correction: …, not Paris": Paris was never true, the new value was.
                     new["valid_from"] = min(new["valid_from"], old["valid_from"])
                     self._close(old, old["valid_from"], new["id"], FactStatus.REJECTED)
@@ -305,6 +305,12 @@ class SlotBook:
             **extra,
         }
         self.system_events.append((st.tenant, "TEMPORAL_CONTRADICTION", payload))
+
+
+def _keyed(fact: dict[str, Any]) -> str:
+    """The fact's value key by today's rules: a store written before dates had one key
+    ("4 march 2027") still matches "4/3/27"."""
+    return value_key(fact["value"])
 
 
 def _established(fact: dict[str, Any]) -> bool:

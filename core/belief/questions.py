@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from deltacore.belief.dates import is_date_key, says_date
 from deltacore.belief.lexicon import (
     ATTRIBUTES,
     BROADER,
@@ -207,7 +208,10 @@ def question_slot(
 def value_named(text: str, values: Sequence[str]) -> str | None:
     """The one of ``values`` (normalised keys) the question names ("before Berlin" → berlin)."""
     folded = text.casefold()
-    found = [v for v in values if v and re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", folded)]
+    found = [
+        v for v in values
+        if v and (says_date(text, v) if is_date_key(v) else re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", folded))
+    ]
     return max(found, key=len) if found else None
 
 

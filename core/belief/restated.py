@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from deltacore.belief.dates import date_key, is_date_key, says_date
 from deltacore.belief.lexicon import FIRST_PERSON
 from deltacore.belief.phrases import NEGATED, UNSURE
 from deltacore.belief.questions import word_fits
@@ -192,7 +193,15 @@ def _content(words: Sequence[str]) -> list[str]:
 
 
 def says_words(words: Sequence[str], value_key: str) -> bool:
+    if is_date_key(value_key):  # a date's key is one spelling; the words may say another
+        return says_date(" ".join(words), value_key)
     return bool(value_key) and f" {value_key} " in f" {' '.join(words)} "
+
+
+def _is_value(span: Sequence[str], value_key: str) -> bool:
+    if is_date_key(value_key):
+        return date_key(" ".join(span)) == value_key
+    return _content(span) == _content(tokens(value_key))
 
 
 def says_value(text: str, value_key: str, attribute: str) -> bool:
@@ -221,6 +230,6 @@ def newer_restatement(
                 continue
             spans = differing_span(own.text, memory.text, asked, _required(own, memory, required))
             # what changed is the value itself: the stored value on one side, not on the other
-            if spans is not None and _content(spans[0]) == _content(tokens(value_key)) and not says_words(spans[1], value_key):
+            if spans is not None and _is_value(spans[0], value_key) and not says_words(spans[1], value_key):
                 return memory
     return None

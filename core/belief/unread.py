@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deltacore.belief.dates import is_date_key, says_date
 from deltacore.belief.lexicon import FIRST_PERSON, canonical_subject
 from deltacore.belief.open_slots import value_shape
 from deltacore.belief.phrases import NEGATED, UNSURE
@@ -71,7 +72,7 @@ def newer_unread(
             continue
         text = candidate.text
         words = _words(text)
-        if not _names_subject(words, subject_words, candidate, fact["subject"]):
+        if not _names_subject(words, subject_words, candidate.actor, fact["subject"]):
             continue
         if not any(word_fits(slot_word, token) for slot_word in own for token in words if token not in subject_words):
             continue
@@ -117,7 +118,9 @@ def _restates(folded: str, held: list[str]) -> bool:
     """A value the slot held is named, other than as the old side of a change ("awaiting parts =>
     in service", "changed from Dariusz to Dariush")."""
     after = _CHANGE_MARK.split(folded)[-1]
-    return any(re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", after) for v in held)
+    return any(
+        says_date(after, v) if is_date_key(v) else re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", after) for v in held
+    )
 
 
 def _words(text: str) -> list[str]:
@@ -133,10 +136,16 @@ def _own_words(attribute: str, others: Iterable[str], subject_words: list[str]) 
     ]
 
 
-def _names_subject(words: list[str], subject_words: list[str], candidate: Candidate, subject: str) -> bool:
+def names_subject(text: str, actor: str | None, subject: str) -> bool:
+    """``text`` (written by ``actor``) names ``subject`` (a canonical subject key): every word of
+    its name is said, or the subject speaks of themself."""
+    return _names_subject(_words(text), _words(subject), actor, subject)
+
+
+def _names_subject(words: list[str], subject_words: list[str], actor: str | None, subject: str) -> bool:
     """Every word of the subject's name is said (a plural counts: "pallet wrappers"), or the
     subject speaks of themself."""
     said = set(words)
     if subject_words and all(w in said or f"{w}s" in said or f"{w}es" in said for w in subject_words):
         return True
-    return bool(candidate.actor) and canonical_subject(candidate.actor) == subject and bool(said & FIRST_PERSON)
+    return bool(actor) and canonical_subject(actor) == subject and bool(said & FIRST_PERSON)

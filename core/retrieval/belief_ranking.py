@@ -21,7 +21,7 @@ from deltacore.belief.open_slots import current_values
 from deltacore.belief.questions import question_slot, slot_holding, subject_keys, value_named
 from deltacore.belief.restated import Said, newer_restatement, newest_first, restated_forms, says_value
 from deltacore.belief.staleness import observation_interval, retention, valid_at
-from deltacore.belief.unread import Candidate, newer_unread
+from deltacore.belief.unread import Candidate, names_subject, newer_unread
 from deltacore.belief.view import MemoryBelief, memory_beliefs
 from deltacore.model import MemoryFlag, MemoryPacket, QueryCriteria
 
@@ -56,6 +56,8 @@ class BeliefRanking:
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
         fused = self._asked_subjects_first(conn, fused, named, criteria.tenant)
+        if asked is not None:
+            fused = self._naming_the_subject_first(conn, fused, asked[0])
         if criteria.text and not asks_history:
             fused = self._restated(conn, fused, view, criteria, t, named)
         answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused, asked)
@@ -262,6 +264,28 @@ class BeliefRanking:
         if not elsewhere:
             return fused
         return [f for f in head if f[0] not in elsewhere] + [f for f in head if f[0] in elsewhere] + fused[window:]
+
+    def _naming_the_subject_first(self, conn: Any, fused: Fused, subject: str) -> Fused:
+        """For a question about one slot the store tracks, the window's memories that say
+        nothing of its subject (no fact of it read, its name not said, not the subject speaking)
+        go below those that do, in their order: a memory of the day a question names ("… on 18
+        January?") that is about something else does not answer it."""
+        window = self._beliefs.policy.other_subjects_window
+        head = fused[:window]
+        if not window or len(head) < 2:
+            return fused
+        store = self._beliefs.store
+        read = store.facts_of_events(conn, [item_id for item_id, _, _ in head])
+        facts = store.facts_by_id(conn, sorted({f for ids in read.values() for f in ids}))
+        about = {event for event, ids in read.items() if any(f in facts and facts[f]["subject"] == subject for f in ids)}
+        events = {e["id"]: e for e in store.stored_events(conn, [i for i, _, _ in head if i not in about])}
+        silent = {
+            item_id for item_id, event in events.items()
+            if not names_subject(event["text"] or "", event["actor"], subject)
+        }
+        if not silent or len(silent) == len(head):
+            return fused
+        return [f for f in head if f[0] not in silent] + [f for f in head if f[0] in silent] + fused[window:]
 
     def _restated(
         self, conn: Any, fused: Fused, view: dict[str, MemoryBelief], criteria: QueryCriteria, t: float, named: list[tuple[str, str]]

@@ -1,0 +1,262 @@
+"""Forms learned from the store's own facts: the engine learns to read a phrasing its rules do not.
+
+People and systems say the same kind of fact in the same words many times: "Marie reports to
+the Seoul site daily.", "Aaron reports to the Lima site daily." The rules may read neither. But
+when the store already holds that Marie's work city is Seoul (from a tool result, a record, a
+phrasing a rule does read), the line says a known value of a known slot of a subject it names:
+with the subject and the value cut out, what is left, "{S} reports to the {V} site daily .", is
+a *form* of that slot. Once a form has been seen stating known values for ``min_support``
+different subjects, and for no other slot, a line in that form is read: "Aaron reports to the
+Lima site daily." states Aaron's work city, Lima.
+
+Learning is bootstrapping from what the store believes (as in DIPRE and Snowball), so it is
+held to what keeps a wrong form out:
+
+- a form is learned only from a line that names exactly one value of one slot of the subject
+  (a value two slots share, a home and a work city both Berlin, teaches nothing);
+- it keeps some words of its own ("reports", "site", "daily"), not only function words and
+  punctuation; a bare "{S} : {V}" says nothing about which slot;
+- it is read only after ``min_support`` different subjects confirmed it, never when another slot
+  was seen in the same form, and only of a subject the store knows;
+- what it reads must have the shape of the slot's values (a name for a name, a number for a
+  number) and is a claim of ``FORM_CONFIDENCE``, so the contradiction policy treats it as any
+  other claim (a low-trust writer's line still cannot supersede).
+
+A form is the words around a subject and a value, never the subject or the value themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deltacore.belief.claims import FactClaim
+from deltacore.belief.framing import LEAD_DATE, TAIL_DATE
+from deltacore.belief.lexicon import FIRST_PERSON, MULTI_VALUED_ATTRIBUTES, canonical_subject, value_key
+from deltacore.belief.open_slots import value_shape
+from deltacore.belief.slots import FUNCTION_WORDS
+
+FORM_KINDS = frozenset({"message", "observation"})
+"""Kinds whose text is read in learned forms (a tool result is read field by field)."""
+FORM_CONFIDENCE = 0.85
+"""Above the default supersede threshold (0.8): a confirmed form reads a change like a rule."""
+MAX_LINE_TOKENS = 32
+MAX_SPAN_TOKENS = 6
+# A possessive is a token of its own ("Marie" "'s"); "I'm" and "don't" stay whole.
+_TOKEN = re.compile(r"['’]s\b|[^\W_](?:[\w.+#&/-]*[^\W_])?(?:['’](?!s\b)[^\W_]+)*|[^\w\s]", re.UNICODE)
+_SUBJECT, _VALUE = "\x00s", "\x00v"
+_SEP = "\x1f"
+
+
+@dataclass
+class Form:
+    """A line's words with the subject and the value cut out, and the slots it was seen stating."""
+
+    tokens: tuple[str, ...]
+    seen: dict[str, set[str]] = field(default_factory=dict)
+    """attribute -> the subjects it was seen stating a known value of that slot for."""
+    contrary: dict[str, int] = field(default_factory=dict)
+    """attribute -> lines in this form about a subject with that slot that named none of its values."""
+    _pattern: re.Pattern[str] | None = None
+
+    def leading(self) -> str | None:
+        """The slot this form was seen stating most, when no other comes close (a third of it)."""
+        if not self.seen:
+            return None
+        ranked = sorted(self.seen.items(), key=lambda item: -len(item[1]))
+        if len(ranked) > 1 and 3 * len(ranked[1][1]) > len(ranked[0][1]):
+            return None
+        return ranked[0][0]
+
+    def attribute(self, min_support: int) -> str | None:
+        """The one slot this form states, once confirmed: seen for ``min_support`` subjects, no
+        other slot close, and at least as many of its lines naming a known value as naming
+        another ("{S} is hiking near {V}" names a home city now and then, other places mostly)."""
+        attribute = self.leading()
+        if attribute is None:
+            return None
+        support = len(self.seen[attribute])
+        return attribute if support >= min_support and support >= self.contrary.get(attribute, 0) else None
+
+    def match(self, tokens: Sequence[str]) -> tuple[tuple[str, ...] | None, tuple[str, ...]] | None:
+        """(subject tokens or None when the speaker is the subject, value tokens) of a line in this form."""
+        if self._pattern is None:
+            parts = []
+            for token in self.tokens:
+                if token in (_SUBJECT, _VALUE):
+                    name = "s" if token == _SUBJECT else "v"
+                    parts.append(rf"(?P<{name}>[^{_SEP}]+(?:{_SEP}[^{_SEP}]+){{0,{MAX_SPAN_TOKENS - 1}}})")
+                else:
+                    parts.append(re.escape(token))
+            self._pattern = re.compile(_SEP.join(parts))
+        found = self._pattern.fullmatch(_SEP.join(t.casefold() for t in tokens))
+        if found is None:
+            return None
+        joined = _SEP.join(tokens)
+        start, end = found.span("v")
+        value = tuple(joined[start:end].split(_SEP))
+        if _SUBJECT not in self.tokens:
+            return None, value
+        start, end = found.span("s")
+        return tuple(joined[start:end].split(_SEP)), value
+
+
+class FormBook:
+    """The forms a tenant's lines were seen in (kept per open store, in memory)."""
+
+    def __init__(self, min_support: int = 2, max_forms: int = 20_000) -> None:
+        self.min_support, self.max_forms = min_support, max_forms
+        self._forms: dict[tuple[str, tuple[str, ...]], Form] = {}
+        self._by_word: dict[tuple[str, str], list[Form]] = {}
+        """(tenant, the form's first own word) -> forms: a line is tried only in forms whose
+        first own word it says."""
+
+    def __len__(self) -> int:
+        return len(self._forms)
+
+    def observe(
+        self, tenant: str, event: Any, current: Mapping[str, Mapping[str, str]], unread: bool
+    ) -> list[FactClaim]:
+        """One pass over the lines of ``event`` (``current``: subject -> its slots' current
+        values, for the subjects the event may name). A line in a known form about a known
+        subject confirms the form when it names the slot's current value, and counts against it
+        when it names another; once the form is confirmed, an ``unread`` event's line in it is a
+        claim. A line in no known form that names exactly one current value of one slot of a
+        subject it names starts or extends a form."""
+        claims: list[FactClaim] = []
+        speaker = canonical_subject("I", event.actor, event.user_id)
+        for tokens, valid_from in _dated_lines(event.text or "", event.ts.timestamp()):
+            said = {t.casefold() for t in tokens}
+            matched = False
+            for form in {id(f): f for word in said for f in self._by_word.get((tenant, word), ())}.values():
+                attribute = form.leading()
+                found = form.match(tokens) if attribute is not None else None
+                if found is None:
+                    continue
+                matched = True
+                named, value_tokens = found
+                subject = speaker if named is None else canonical_subject(_text(named))
+                slots = current.get(subject) if subject else None
+                if not slots or attribute not in slots:
+                    continue
+                value = _text(value_tokens)
+                if value_key(value) == value_key(slots[attribute]):
+                    form.seen[attribute].add(subject)
+                    continue  # a restatement: corroboration the rules may not have read
+                form.contrary[attribute] = form.contrary.get(attribute, 0) + 1
+                if unread and form.attribute(self.min_support) is not None and _fits(value, slots[attribute]):
+                    name = _text(named) if named is not None else subject
+                    confidence = FORM_CONFIDENCE * min(1.0, float(event.confidence))
+                    claims.append(FactClaim(subject, name, attribute, value, confidence, "learned-form", valid_from=valid_from))
+                break
+            if not matched:
+                self._learn(tenant, tokens, current, speaker)
+        return claims
+
+    def _learn(self, tenant: str, tokens: tuple[str, ...], current: Mapping[str, Mapping[str, str]], speaker: str | None) -> None:
+        found = _known_value_in(tokens, current, speaker)
+        if found is None:
+            return
+        attribute, subject, form = found
+        key = (tenant, form)
+        entry = self._forms.get(key)
+        if entry is None:
+            if len(self._forms) >= self.max_forms:
+                return
+            entry = self._forms[key] = Form(form)
+            first = next(t for t in form if t not in (_SUBJECT, _VALUE))
+            self._by_word.setdefault((tenant, first), []).append(entry)
+        entry.seen.setdefault(attribute, set()).add(subject)
+
+
+def _dated_lines(text: str, reference: float) -> Iterable[tuple[tuple[str, ...], float | None]]:
+    """Each short line of ``text`` as tokens, without an "as of DATE" frame (and that date)."""
+    if text.lstrip().startswith(("{", "[")):
+        return  # tool results are read field by field
+    from deltacore.belief.dates import parse_date
+
+    for line in text.splitlines():
+        line, valid_from = line.strip(), None
+        if (m := LEAD_DATE.match(line)) is not None:
+            valid_from, line = parse_date(m["date"], reference), line[m.end():]
+        elif (m := TAIL_DATE.search(line)) is not None:
+            valid_from, line = parse_date(m["date"], reference), line[: m.start()]
+        tokens = tuple(_TOKEN.findall(line))
+        if 3 <= len(tokens) <= MAX_LINE_TOKENS:
+            yield tokens, valid_from
+
+
+def _known_value_in(
+    tokens: tuple[str, ...], current: Mapping[str, Mapping[str, str]], speaker: str | None
+) -> tuple[str, str, tuple[str, ...]] | None:
+    """(attribute, subject, form) when the line names exactly one current value of one slot of
+    a subject it names (or of its speaker, in the first person)."""
+    folded = [t.casefold() for t in tokens]
+    first_person = any(t in FIRST_PERSON for t in folded)
+    hits: list[tuple[str, str, tuple[int, int], tuple[int, int] | None]] = []
+    for subject, slots in current.items():
+        named = _span(folded, _tokens(subject))
+        if named is None and not (first_person and subject == speaker):
+            continue
+        for attribute, value in slots.items():
+            if attribute in MULTI_VALUED_ATTRIBUTES:
+                continue
+            at = _span(folded, _tokens(value))
+            if at is not None and (named is None or not _overlap(at, named)):
+                hits.append((subject, attribute, at, named))
+    if len(hits) != 1:
+        return None
+    subject, attribute, (v0, v1), named = hits[0]
+    cut = {i: _VALUE for i in range(v0, v1)}
+    if named is not None:
+        cut.update({i: _SUBJECT for i in range(*named)})
+    form: list[str] = []
+    for i, token in enumerate(folded):
+        mark = cut.get(i)
+        if mark is None:
+            form.append(token)
+        elif not form or form[-1] != mark:
+            form.append(mark)
+    if not _has_own_words(form):
+        return None
+    return attribute, subject, tuple(form)
+
+
+def _has_own_words(form: Sequence[str]) -> bool:
+    words = [t for t in form if t not in (_SUBJECT, _VALUE) and t[:1].isalpha()]
+    return any(len(w) >= 3 and w not in FUNCTION_WORDS and w not in FIRST_PERSON for w in words)
+
+
+def _fits(value: str, current: str) -> bool:
+    """A value of the shape of the slot's current value (a name for a name)."""
+    return bool(value) and len(value) <= 80 and value_shape(value) == value_shape(current)
+
+
+def _span(tokens: Sequence[str], needle: Sequence[str]) -> tuple[int, int] | None:
+    """The first place ``needle`` occurs as whole tokens."""
+    n = len(needle)
+    if not n or n > MAX_SPAN_TOKENS:
+        return None
+    for i in range(len(tokens) - n + 1):
+        if list(tokens[i : i + n]) == list(needle):
+            return i, i + n
+    return None
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.casefold() for t in _TOKEN.findall(text)]
+
+
+def _text(tokens: Sequence[str]) -> str:
+    out = ""
+    for token in tokens:
+        glue = not out or token in ".,;:!?)" or out.endswith("(")
+        out += token if glue else f" {token}"
+    return out
+
