@@ -116,6 +116,24 @@ class FormBook:
     def __len__(self) -> int:
         return len(self._forms)
 
+    def forget(self, tenant: str) -> int:
+        """Drop every form of ``tenant`` (an erasure touched its lines); returns how many."""
+        gone = [key for key in self._forms if key[0] == tenant]
+        for key in gone:
+            del self._forms[key]
+        self._by_word = {key: forms for key, forms in self._by_word.items() if key[0] != tenant}
+        return len(gone)
+
+    def forms(self, tenant: str, confirmed: bool = True) -> list[tuple[str, str]]:
+        """(slot attribute, the form with ``{S}`` and ``{V}``) of the tenant's forms (only the
+        confirmed ones by default): what the store has learned to read."""
+        out = []
+        for (owner, tokens), form in self._forms.items():
+            attribute = form.attribute(self.min_support) if confirmed else form.leading()
+            if owner == tenant and attribute is not None:
+                out.append((attribute, " ".join("{S}" if t == _SUBJECT else "{V}" if t == _VALUE else t for t in tokens)))
+        return sorted(out)
+
     def observe(
         self, tenant: str, event: Any, current: Mapping[str, Mapping[str, str]], unread: bool
     ) -> list[FactClaim]:
@@ -142,9 +160,13 @@ class FormBook:
                 if not slots or attribute not in slots:
                     continue
                 value = _text(value_tokens)
-                if value_key(value) == value_key(slots[attribute]):
-                    form.seen[attribute].add(subject)
-                    continue  # a restatement: corroboration the rules may not have read
+                holding = [a for a, v in slots.items() if value_key(v) == value_key(value) and a not in MULTI_VALUED_ATTRIBUTES]
+                if len(holding) == 1:
+                    # A restatement (corroboration the rules may not have read), or another
+                    # slot's value in this form: the form may not be the slot's after all.
+                    form.seen.setdefault(holding[0], set()).add(subject)
+                if holding:
+                    continue
                 form.contrary[attribute] = form.contrary.get(attribute, 0) + 1
                 if unread and form.attribute(self.min_support) is not None and _fits(value, slots[attribute]):
                     name = _text(named) if named is not None else subject
@@ -194,7 +216,7 @@ def _known_value_in(
     """(attribute, subject, form) when the line names exactly one current value of one slot of
     a subject it names (or of its speaker, in the first person)."""
     folded = [t.casefold() for t in tokens]
-    first_person = any(t in FIRST_PERSON for t in folded)
+    first_person = any(t in FIRST_PERSON or t.startswith(("i'", "i’")) for t in folded)
     hits: list[tuple[str, str, tuple[int, int], tuple[int, int] | None]] = []
     for subject, slots in current.items():
         named = _span(folded, _tokens(subject))

@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 from deltacore.belief import BeliefLayer
 from deltacore.storage.erasure import ErasureRepository
 
-__all__ = ["DerivedArtifactStore", "DerivedChange", "FactRederivation"]
+__all__ = ["DerivedArtifactStore", "DerivedChange", "FactRederivation", "LearnedFormsForgotten"]
 
 
 @dataclass(frozen=True)
@@ -98,3 +98,21 @@ class FactRederivation:
             deleted += len(set(before) - set(after))
             modified += sum(1 for fact_id, value in after.items() if before.get(fact_id) != value)
         return DerivedChange(self.artifact, modified=modified, deleted=deleted)
+
+
+class LearnedFormsForgotten:
+    """Learned forms (``deltacore.belief.forms``): the words around a subject and a value in
+    lines the tenant wrote. A form keeps the other words of the line it was learned from, so an
+    erasure drops every form of the tenants whose events it erased; they are learned again from
+    what is written next (the forms are kept in memory, never on disk)."""
+
+    artifact = "learned_forms"
+
+    def __init__(self, beliefs: BeliefLayer) -> None:
+        self._beliefs = beliefs
+
+    def touched(self, conn: Any, event_ids: Sequence[str]) -> list[Any]:
+        return sorted({row["tenant"] for row in self._beliefs.store.stored_events(conn, event_ids)})
+
+    def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str], **options: Any) -> DerivedChange:
+        return DerivedChange(self.artifact, deleted=sum(self._beliefs.forms.forget(tenant) for tenant in touched))

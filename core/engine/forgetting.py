@@ -11,7 +11,7 @@ from typing import Any
 
 from deltacore.belief import BeliefLayer
 from deltacore.compliance import ForgetCertificate, ForgetRequest, ForgetStatus, InvalidForgetRequestError, coerce_requests
-from deltacore.compliance.derived import FactRederivation
+from deltacore.compliance.derived import FactRederivation, LearnedFormsForgotten
 from deltacore.compliance.journal import hmac_key
 from deltacore.compliance.pipeline import Forgetter
 from deltacore.compliance.reputation import ReputationRederivation
@@ -124,12 +124,13 @@ class ForgettingMethods:
 
     def _derived_stores(self) -> list[Any]:
         """Every store of artifacts derived from events (``DerivedArtifactStore``): facts,
-        utilities, reputation and consolidation's merged memories."""
+        learned forms, utilities, reputation and consolidation's merged memories."""
         alpha = self._learner.settings.alpha
         trust = self.config.trust
         reputation = ReputationRederivation(trust.outcome_rate if trust.enabled else 0.0, trust.initial_reputation)
         return [
             self._fact_rederivation(),
+            LearnedFormsForgotten(self._beliefs),
             UtilityRederivation(self.config.decay_rate_per_hour, alpha),
             reputation,
             self._consolidation_derived(),  # merged memories of erased events (engine/consolidation.py)
