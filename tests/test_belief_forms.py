@@ -2,7 +2,8 @@
 daily.") is read once lines in the same words were seen stating known values of one slot for
 other subjects. What is learned, what is refused (a form two slots share, a form whose lines
 mostly name other values, a form of function words only), and, end to end on each backend, the
-value it reads, the switch that turns it off, and an erasure that drops what was learned."""
+value it reads, the switch that turns it off, what a reopened store still knows, and an erasure
+that drops what was learned."""
 
 from __future__ import annotations
 
@@ -100,6 +101,20 @@ def test_without_learned_forms_the_line_states_nothing(backend):
         assert [f.value for f in memory.history("kai", "work city")] == ["Oslo"]
     finally:
         memory.close()
+
+
+def test_what_was_learned_is_kept_when_the_store_is_reopened(backend):
+    memory = backend.open()
+    try:
+        _sites(memory)
+    finally:
+        memory.close()
+    reopened = backend.open()
+    try:
+        _say(reopened, "Kai reports to the Quito site daily.", 10)
+        assert {f.value: f.status for f in reopened.history("kai", "work city")}["Quito"] == "current"
+    finally:
+        reopened.close()
 
 
 def test_an_erasure_drops_what_was_learned(memory):

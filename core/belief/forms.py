@@ -27,15 +27,17 @@ A form is the words around a subject and a value, never the subject or the value
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from deltacore.belief.changes import named_subjects
 from deltacore.belief.claims import FactClaim
 from deltacore.belief.framing import LEAD_DATE, TAIL_DATE
 from deltacore.belief.lexicon import FIRST_PERSON, MULTI_VALUED_ATTRIBUTES, canonical_subject, value_key
-from deltacore.belief.open_slots import value_shape
+from deltacore.belief.open_slots import current_values, value_shape
 from deltacore.belief.slots import FUNCTION_WORDS
 
 FORM_KINDS = frozenset({"message", "observation"})
@@ -110,11 +112,54 @@ class FormBook:
         self.min_support, self.max_forms = min_support, max_forms
         self._forms: dict[tuple[str, tuple[str, ...]], Form] = {}
         self._by_word: dict[tuple[str, str], list[Form]] = {}
+        self._loaded: set[str] = set()
+        self._changed: set[tuple[str, tuple[str, ...]]] = set()
         """(tenant, the form's first own word) -> forms: a line is tried only in forms whose
         first own word it says."""
 
     def __len__(self) -> int:
         return len(self._forms)
+
+    # ---- kept in the store (``dc_learned_forms``): loaded once per tenant, saved per batch ----
+
+    def load(self, store: Any, conn: Any, tenant: str) -> None:
+        if tenant in self._loaded:
+            return
+        self._loaded.add(tenant)
+        for row in store.learned_forms(conn, tenant):
+            tokens = tuple(_SUBJECT if t == "{S}" else _VALUE if t == "{V}" else t for t in row["form"])
+            entry = self._add(tenant, tokens)
+            if entry is None:
+                break
+            for attribute, digests in (row["seen"] or {}).items():
+                entry.seen.setdefault(attribute, set()).update(digests)
+            for attribute, count in (row["contrary"] or {}).items():
+                entry.contrary[attribute] = max(entry.contrary.get(attribute, 0), int(count))
+
+    def save(self, store: Any, conn: Any) -> None:
+        rows = []
+        for key in sorted(self._changed):
+            form = self._forms.get(key)
+            if form is not None:
+                rows.append({
+                    "id": hashlib.sha256(repr(key).encode()).hexdigest(), "tenant": key[0],
+                    "form": ["{S}" if t == _SUBJECT else "{V}" if t == _VALUE else t for t in form.tokens],
+                    "seen": {a: sorted(s) for a, s in form.seen.items()}, "contrary": dict(form.contrary),
+                })
+        self._changed.clear()
+        if rows:
+            store.save_learned_forms(conn, rows)
+
+    def _add(self, tenant: str, tokens: tuple[str, ...]) -> Form | None:
+        key = (tenant, tokens)
+        entry = self._forms.get(key)
+        if entry is None:
+            if len(self._forms) >= self.max_forms:
+                return None
+            entry = self._forms[key] = Form(tokens)
+            first = next(t for t in tokens if t not in (_SUBJECT, _VALUE))
+            self._by_word.setdefault((tenant, first), []).append(entry)
+        return entry
 
     def forget(self, tenant: str) -> int:
         """Drop every form of ``tenant`` (an erasure touched its lines); returns how many."""
@@ -122,6 +167,7 @@ class FormBook:
         for key in gone:
             del self._forms[key]
         self._by_word = {key: forms for key, forms in self._by_word.items() if key[0] != tenant}
+        self._changed = {key for key in self._changed if key[0] != tenant}
         return len(gone)
 
     def forms(self, tenant: str, confirmed: bool = True) -> list[tuple[str, str]]:
@@ -161,10 +207,11 @@ class FormBook:
                     continue
                 value = _text(value_tokens)
                 holding = [a for a, v in slots.items() if value_key(v) == value_key(value) and a not in MULTI_VALUED_ATTRIBUTES]
+                self._changed.add((tenant, form.tokens))
                 if len(holding) == 1:
                     # A restatement (corroboration the rules may not have read), or another
                     # slot's value in this form: the form may not be the slot's after all.
-                    form.seen.setdefault(holding[0], set()).add(subject)
+                    form.seen.setdefault(holding[0], set()).add(_digest(subject))
                 if holding:
                     continue
                 form.contrary[attribute] = form.contrary.get(attribute, 0) + 1
@@ -182,15 +229,48 @@ class FormBook:
         if found is None:
             return
         attribute, subject, form = found
-        key = (tenant, form)
-        entry = self._forms.get(key)
-        if entry is None:
-            if len(self._forms) >= self.max_forms:
-                return
-            entry = self._forms[key] = Form(form)
-            first = next(t for t in form if t not in (_SUBJECT, _VALUE))
-            self._by_word.setdefault((tenant, first), []).append(entry)
-        entry.seen.setdefault(attribute, set()).add(subject)
+        entry = self._add(tenant, form)
+        if entry is not None:
+            entry.seen.setdefault(attribute, set()).add(_digest(subject))
+            self._changed.add((tenant, form))
+
+
+def batch_reader(
+    book: FormBook, store: Any, conn: Any, events: Sequence[Any]
+) -> Callable[[Any, list[FactClaim], dict[tuple[str, str], list[str]]], list[FactClaim]] | None:
+    """The learned forms' pass over one batch of stored events, for the belief layer: a function
+    of (event, the rules' claims, what earlier events of the batch stated) that returns the
+    claims, with what a form reads when the rules read nothing. The current values of the
+    subjects the batch names are read once; what the batch states is laid over them as it goes."""
+    texts = [e for e in events if e.text and e.kind in FORM_KINDS]
+    if not texts:
+        return None
+    keys: dict[str, set[str]] = {}
+    for event in texts:
+        keys.setdefault(event.tenant, set()).update(named_subjects(event))
+    stored: dict[str, dict[str, dict[str, str]]] = {}
+    for tenant, named in keys.items():
+        book.load(store, conn, tenant)
+        subjects = sorted({subject for subject, _ in store.slots_of(conn, tenant, sorted(named))})
+        rows = store.slot_facts(conn, tenant, subjects, with_events=False) if subjects else []
+        for (subject, attribute), value in current_values(rows).items():
+            stored.setdefault(tenant, {}).setdefault(subject, {})[attribute] = value
+
+    def read(event: Any, claims: list[FactClaim], said: dict[tuple[str, str], list[str]]) -> list[FactClaim]:
+        if not event.text or event.kind not in FORM_KINDS:
+            return claims
+        current = {subject: dict(slots) for subject, slots in stored.get(event.tenant, {}).items()}
+        for (subject, attribute), values in said.items():
+            current.setdefault(subject, {})[attribute] = values[-1]
+        found = book.observe(event.tenant, event, current, unread=not claims)
+        return claims or found
+
+    return read
+
+
+def _digest(subject: str) -> str:
+    """A subject as forms keep it: only to count different subjects, never to name one."""
+    return hashlib.sha256(subject.encode()).hexdigest()[:16]
 
 
 def _dated_lines(text: str, reference: float) -> Iterable[tuple[tuple[str, ...], float | None]]:

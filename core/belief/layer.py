@@ -19,15 +19,14 @@ from typing import Any, Protocol
 
 from deltacore.belief.aliasing import look_alikes, new_pairs
 from deltacore.belief.attributes import same_slot
-from deltacore.belief.changes import anchored_claims, named_subjects
-from deltacore.belief.claims import FactClaim
+from deltacore.belief.changes import anchored_claims
 from deltacore.belief.extract import (
     FactExtractor,
     FactFieldError,
     RuleFactExtractor,
     timestamp_of,
 )
-from deltacore.belief.forms import FORM_KINDS, FormBook
+from deltacore.belief.forms import FormBook, batch_reader
 from deltacore.belief.lexicon import canonical_subject, normalise_attribute
 from deltacore.belief.open_slots import current_values, open_slot, previous_slot, unit_value
 from deltacore.belief.policy import BeliefPolicy, SlotBook, Statement
@@ -53,6 +52,9 @@ class FactRepository(Protocol):
     def writer(self) -> AbstractContextManager[Any]: ...
     def lock_tenant(self, conn: Any, tenant: str) -> None: ...
     def stored_events(self, conn: Any, ids: Sequence[str]) -> list[dict[str, Any]]: ...
+    def learned_forms(self, conn: Any, tenant: str) -> list[dict[str, Any]]: ...
+    def save_learned_forms(self, conn: Any, rows: Sequence[dict[str, Any]]) -> None: ...
+    def drop_learned_forms(self, conn: Any, tenant: str) -> int: ...
     def slot_facts(
         self,
         conn: Any,
@@ -175,7 +177,7 @@ class BeliefLayer:
         times: dict[str, list[float]] = {}
         # What earlier events of this batch stated: a change later in the batch may name it.
         stated: dict[str, dict[tuple[str, str], list[str]]] = {}
-        forms = self._form_reader(conn, events)
+        forms = batch_reader(self.forms, self.store, conn, events) if self.policy.form_support else None
         for row, event in zip(rows, events):
             try:
                 claims = self.extractor.claims(event)
@@ -200,6 +202,8 @@ class BeliefLayer:
         applied = 0
         for tenant, statements in by_tenant.items():
             applied += self._apply(conn, tenant, statements)
+        if forms is not None:
+            self.forms.save(self.store, conn)
         alarms = [alarm for tenant, found in features.items() for alarm in self.shift.observe(tenant, found, times[tenant])]
         if alarms:
             log.warning("E07 DISTRIBUTION_SHIFT in %s", ", ".join(sorted({a.tenant for a in alarms})))
@@ -208,37 +212,6 @@ class BeliefLayer:
                 if alarm.since is not None:
                     self._shifts[alarm.tenant] = max(alarm.since, self._shifts.get(alarm.tenant) or 0.0)
         return applied
-
-    def _form_reader(
-        self, conn: Any, events: list[StoredEvent]
-    ) -> Callable[[StoredEvent, list[FactClaim], dict[tuple[str, str], list[str]]], list[FactClaim]] | None:
-        """Learned forms (``deltacore.belief.forms``) over each event of the batch: what they
-        read in an event the rules read nothing in, and what its lines teach. The current values
-        of the batch's named subjects are read once for the batch; what earlier events of the
-        batch stated is laid over them as it goes."""
-        if not self.policy.form_support or not any(e.text and e.kind in FORM_KINDS for e in events):
-            return None
-        keys: dict[str, set[str]] = {}
-        for event in events:
-            if event.text and event.kind in FORM_KINDS:
-                keys.setdefault(event.tenant, set()).update(named_subjects(event))
-        stored: dict[str, dict[str, dict[str, str]]] = {}
-        for tenant, named in keys.items():
-            subjects = sorted({subject for subject, _ in self.store.slots_of(conn, tenant, sorted(named))})
-            open_now = self.store.slot_facts(conn, tenant, subjects, with_events=False) if subjects else []
-            for (subject, attribute), value in current_values(open_now).items():
-                stored.setdefault(tenant, {}).setdefault(subject, {})[attribute] = value
-
-        def read(event: StoredEvent, claims: list[FactClaim], said: dict[tuple[str, str], list[str]]) -> list[FactClaim]:
-            if not event.text or event.kind not in FORM_KINDS:
-                return claims
-            current = {subject: dict(slots) for subject, slots in stored.get(event.tenant, {}).items()}
-            for (subject, attribute), values in said.items():
-                current.setdefault(subject, {})[attribute] = values[-1]
-            found = self.forms.observe(event.tenant, event, current, unread=not claims)
-            return claims or found
-
-        return read
 
     def _held(
         self, conn: Any, tenant: str, keys: list[str], said: dict[tuple[str, str], list[str]]

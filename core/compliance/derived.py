@@ -104,7 +104,7 @@ class LearnedFormsForgotten:
     """Learned forms (``deltacore.belief.forms``): the words around a subject and a value in
     lines the tenant wrote. A form keeps the other words of the line it was learned from, so an
     erasure drops every form of the tenants whose events it erased; they are learned again from
-    what is written next (the forms are kept in memory, never on disk)."""
+    what is written next."""
 
     artifact = "learned_forms"
 
@@ -115,4 +115,8 @@ class LearnedFormsForgotten:
         return sorted({row["tenant"] for row in self._beliefs.store.stored_events(conn, event_ids)})
 
     def rederive(self, conn: Any, touched: Sequence[Any], erased: Sequence[str], **options: Any) -> DerivedChange:
-        return DerivedChange(self.artifact, deleted=sum(self._beliefs.forms.forget(tenant) for tenant in touched))
+        deleted = 0
+        for tenant in touched:
+            self._beliefs.forms.forget(tenant)
+            deleted += self._beliefs.store.drop_learned_forms(conn, tenant)
+        return DerivedChange(self.artifact, deleted=deleted)

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Select, insert, or_, select, text
 
 from deltacore.storage.dialect import Dialect
 from deltacore.storage.sql_store import SQLStore
-from deltacore.storage.tables import conflicts, events, fact_events, facts, system_events
+from deltacore.storage.tables import conflicts, events, fact_events, facts, learned_forms, system_events
 
 CHUNK = 500
 _FACT_COLUMNS = [c.name for c in facts.columns]
@@ -106,6 +106,18 @@ class FactStore:
         for start in range(0, len(ids), CHUNK):
             rows.extend(dict(r._mapping) for r in conn.execute(stored_events_statement(ids[start : start + CHUNK])))
         return rows
+
+    def learned_forms(self, conn: Connection, tenant: str) -> list[dict[str, Any]]:
+        return [dict(r._mapping) for r in conn.execute(select(learned_forms).where(learned_forms.c.tenant == tenant))]
+
+    def save_learned_forms(self, conn: Connection, rows: Sequence[dict[str, Any]]) -> None:
+        now = time.time()
+        for row in rows:
+            values = {**row, "updated_at": now}
+            conn.execute(self.dialect.upsert(learned_forms, ["id"], {k: v for k, v in values.items() if k != "id"}, values))
+
+    def drop_learned_forms(self, conn: Connection, tenant: str) -> int:
+        return conn.execute(learned_forms.delete().where(learned_forms.c.tenant == tenant)).rowcount or 0
 
     def slot_facts(
         self,

@@ -233,6 +233,12 @@ def _staged_inbox(conn: Connection, dialect: Dialect) -> None:
     inbox.create(conn, checkfirst=True)
 
 
+def _learned_forms(conn: Connection, dialect: Dialect) -> None:
+    from deltacore.storage.tables import learned_forms
+
+    learned_forms.create(conn, checkfirst=True)
+
+
 MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _create_tables,
     _full_text_index,
@@ -254,6 +260,7 @@ MIGRATIONS: list[Callable[[Connection, Dialect], None]] = [
     _plan_schemas,
     _consolidation,
     _staged_inbox,
+    _learned_forms,
 ]
 
 

@@ -335,6 +335,19 @@ after_commit_journal = Table(
     comment="work a write committed to do after its transaction; replayed on open after a crash",
 )
 
+learned_forms = Table(
+    "dc_learned_forms",
+    metadata,
+    Column("id", String(64), primary_key=True, comment="sha256 of (tenant, form)"),
+    Column("tenant", _SCOPE, nullable=False),
+    Column("form", JSON, nullable=False, comment="a line's tokens with the subject and the value cut out"),
+    Column("seen", JSON, nullable=False, comment="attribute -> sha256 of the subjects it was seen stating a known value for"),
+    Column("contrary", JSON, nullable=False, comment="attribute -> lines in the form naming none of the slot's values"),
+    Column("updated_at", Float, nullable=False),
+    comment="learned forms (deltacore.belief.forms): dropped for a tenant by any erasure of its events",
+)
+Index("ix_dc_learned_forms_tenant", learned_forms.c.tenant)
+
 facts = Table(
     "dc_facts",
     metadata,
