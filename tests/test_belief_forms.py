@@ -49,6 +49,20 @@ def test_the_speaker_in_the_first_person_is_the_subject():
     assert _observe(book, "I'm based at the Quito site these days.", CURRENT, actor="Stranger") == []  # no such subject
 
 
+def test_a_thing_named_by_its_place_is_one_subject_in_any_order():
+    book = FormBook(min_support=2)
+    current = {
+        "reach truck north yard": {"status": "awaiting parts"},
+        "dock leveller south yard": {"status": "in service"},
+        "pallet wrapper south yard": {"status": "in service"},
+    }
+    _observe(book, "Walked past the reach truck on the North Yard, it's awaiting parts.", current)
+    _observe(book, "Walked past the South Yard dock leveller, it's in service.", current)
+    assert _observe(book, "Walked past the pallet wrapper (South Yard), it's tagged out.", current) == [
+        ("pallet wrapper south yard", "status", "tagged out")
+    ]
+
+
 def test_what_is_not_learned():
     book = FormBook(min_support=2)
     # Aaron's home and work city are both Lima: the line could state either, so it teaches nothing.

@@ -35,6 +35,7 @@ from typing import Any
 
 from deltacore.belief.changes import named_subjects
 from deltacore.belief.claims import FactClaim
+from deltacore.belief.dates import parse_date
 from deltacore.belief.framing import LEAD_DATE, TAIL_DATE
 from deltacore.belief.lexicon import FIRST_PERSON, MULTI_VALUED_ATTRIBUTES, canonical_subject, value_key
 from deltacore.belief.open_slots import current_values, value_shape
@@ -45,7 +46,7 @@ FORM_KINDS = frozenset({"message", "observation"})
 FORM_CONFIDENCE = 0.85
 """Above the default supersede threshold (0.8): a confirmed form reads a change like a rule."""
 MAX_LINE_TOKENS = 32
-MAX_SPAN_TOKENS = 6
+MAX_SPAN_TOKENS = 8
 # A possessive is a token of its own ("Marie" "'s"); "I'm" and "don't" stay whole.
 _TOKEN = re.compile(r"['’]s\b|[^\W_](?:[\w.+#&/-]*[^\W_])?(?:['’](?!s\b)[^\W_]+)*|[^\w\s]", re.UNICODE)
 _SUBJECT, _VALUE = "\x00s", "\x00v"
@@ -82,8 +83,9 @@ class Form:
         support = len(self.seen[attribute])
         return attribute if support >= min_support and support >= self.contrary.get(attribute, 0) else None
 
-    def match(self, tokens: Sequence[str]) -> tuple[tuple[str, ...] | None, tuple[str, ...]] | None:
-        """(subject tokens or None when the speaker is the subject, value tokens) of a line in this form."""
+    def match(self, tokens: Sequence[str]) -> tuple[tuple[int, int] | None, tuple[int, int]] | None:
+        """Where a line in this form says its subject (None: the speaker is the subject) and its
+        value, as token ranges."""
         if self._pattern is None:
             parts = []
             for token in self.tokens:
@@ -93,16 +95,17 @@ class Form:
                 else:
                     parts.append(re.escape(token))
             self._pattern = re.compile(_SEP.join(parts))
-        found = self._pattern.fullmatch(_SEP.join(t.casefold() for t in tokens))
+        joined = _SEP.join(t.casefold() for t in tokens)
+        found = self._pattern.fullmatch(joined)
         if found is None:
             return None
-        joined = _SEP.join(tokens)
-        start, end = found.span("v")
-        value = tuple(joined[start:end].split(_SEP))
-        if _SUBJECT not in self.tokens:
-            return None, value
-        start, end = found.span("s")
-        return tuple(joined[start:end].split(_SEP)), value
+
+        def tokens_of(group: str) -> tuple[int, int]:
+            start, end = found.span(group)
+            first = joined.count(_SEP, 0, start)
+            return first, first + joined.count(_SEP, start, end) + 1
+
+        return (tokens_of("s") if _SUBJECT in self.tokens else None), tokens_of("v")
 
 
 class FormBook:
@@ -191,7 +194,8 @@ class FormBook:
         subject it names starts or extends a form."""
         claims: list[FactClaim] = []
         speaker = canonical_subject("I", event.actor, event.user_id)
-        for tokens, valid_from in _dated_lines(event.text or "", event.ts.timestamp()):
+        for line in _dated_lines(event.text or "", event.ts.timestamp()):
+            tokens, valid_from = line.tokens, line.valid_from
             said = {t.casefold() for t in tokens}
             matched = False
             for form in {id(f): f for word in said for f in self._by_word.get((tenant, word), ())}.values():
@@ -200,12 +204,12 @@ class FormBook:
                 if found is None:
                     continue
                 matched = True
-                named, value_tokens = found
-                subject = speaker if named is None else canonical_subject(_text(named))
+                named, said_value = found
+                subject = speaker if named is None else _known_subject(line.text_of(named), current)
                 slots = current.get(subject) if subject else None
                 if not slots or attribute not in slots:
                     continue
-                value = _text(value_tokens)
+                value = line.text_of(said_value)
                 holding = [a for a, v in slots.items() if value_key(v) == value_key(value) and a not in MULTI_VALUED_ATTRIBUTES]
                 self._changed.add((tenant, form.tokens))
                 if len(holding) == 1:
@@ -216,7 +220,7 @@ class FormBook:
                     continue
                 form.contrary[attribute] = form.contrary.get(attribute, 0) + 1
                 if unread and form.attribute(self.min_support) is not None and _fits(value, slots[attribute]):
-                    name = _text(named) if named is not None else subject
+                    name = line.text_of(named) if named is not None else subject
                     confidence = FORM_CONFIDENCE * min(1.0, float(event.confidence))
                     claims.append(FactClaim(subject, name, attribute, value, confidence, "learned-form", valid_from=valid_from))
                 break
@@ -273,21 +277,31 @@ def _digest(subject: str) -> str:
     return hashlib.sha256(subject.encode()).hexdigest()[:16]
 
 
-def _dated_lines(text: str, reference: float) -> Iterable[tuple[tuple[str, ...], float | None]]:
+@dataclass(frozen=True)
+class _Line:
+    text: str
+    tokens: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...]
+    valid_from: float | None
+
+    def text_of(self, at: tuple[int, int]) -> str:
+        """The words of tokens ``at`` as written ("13:00-21:30", not its tokens rejoined)."""
+        return self.text[self.spans[at[0]][0] : self.spans[at[1] - 1][1]]
+
+
+def _dated_lines(text: str, reference: float) -> Iterable[_Line]:
     """Each short line of ``text`` as tokens, without an "as of DATE" frame (and that date)."""
     if text.lstrip().startswith(("{", "[")):
         return  # tool results are read field by field
-    from deltacore.belief.dates import parse_date
-
     for line in text.splitlines():
         line, valid_from = line.strip(), None
         if (m := LEAD_DATE.match(line)) is not None:
             valid_from, line = parse_date(m["date"], reference), line[m.end():]
         elif (m := TAIL_DATE.search(line)) is not None:
             valid_from, line = parse_date(m["date"], reference), line[: m.start()]
-        tokens = tuple(_TOKEN.findall(line))
-        if 3 <= len(tokens) <= MAX_LINE_TOKENS:
-            yield tokens, valid_from
+        found = list(_TOKEN.finditer(line))
+        if 3 <= len(found) <= MAX_LINE_TOKENS:
+            yield _Line(line, tuple(m.group(0) for m in found), tuple(m.span() for m in found), valid_from)
 
 
 def _known_value_in(
@@ -299,7 +313,7 @@ def _known_value_in(
     first_person = any(t in FIRST_PERSON or t.startswith(("i'", "i’")) for t in folded)
     hits: list[tuple[str, str, tuple[int, int], tuple[int, int] | None]] = []
     for subject, slots in current.items():
-        named = _span(folded, _tokens(subject))
+        named = _subject_span(folded, subject)
         if named is None and not (first_person and subject == speaker):
             continue
         for attribute, value in slots.items():
@@ -336,6 +350,41 @@ def _fits(value: str, current: str) -> bool:
     return bool(value) and len(value) <= 80 and value_shape(value) == value_shape(current)
 
 
+def _subject_span(tokens: Sequence[str], subject: str) -> tuple[int, int] | None:
+    """Where the line names ``subject``: its words in a row, or in another order with function
+    words and brackets between them ("the reach truck on the North Yard", "reach truck (North
+    Yard)", "the North Yard reach truck" for ``reach truck north yard``)."""
+    words = _tokens(subject)
+    exact = _span(tokens, words)
+    if exact is not None or len(words) < 2:
+        return exact
+    wanted, glue = set(words), FUNCTION_WORDS | {"(", ")"}
+    for i, token in enumerate(tokens):
+        if token not in wanted:
+            continue
+        seen: set[str] = set()
+        for j in range(i, min(len(tokens), i + MAX_SPAN_TOKENS)):
+            if tokens[j] in wanted:
+                seen.add(tokens[j])
+            elif tokens[j] not in glue:
+                break
+            if seen == wanted:
+                closes = j + 1 < len(tokens) and tokens[j + 1] == ")" and "(" in tokens[i : j + 1]
+                return i, j + 2 if closes else j + 1
+    return None
+
+
+def _known_subject(named: str, current: Mapping[str, Mapping[str, str]]) -> str | None:
+    """The known subject a form's subject span names: its canonical id, or the one known subject
+    whose name has exactly the span's words ("North Yard reach truck")."""
+    subject = canonical_subject(named)
+    if subject is None or subject in current:
+        return subject
+    words = set(_tokens(named)) - FUNCTION_WORDS - {"(", ")"}
+    same = [key for key in current if set(_tokens(key)) == words]
+    return same[0] if len(same) == 1 else subject
+
+
 def _span(tokens: Sequence[str], needle: Sequence[str]) -> tuple[int, int] | None:
     """The first place ``needle`` occurs as whole tokens."""
     n = len(needle)
@@ -354,11 +403,4 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
 def _tokens(text: str) -> list[str]:
     return [t.casefold() for t in _TOKEN.findall(text)]
 
-
-def _text(tokens: Sequence[str]) -> str:
-    out = ""
-    for token in tokens:
-        glue = not out or token in ".,;:!?)" or out.endswith("(")
-        out += token if glue else f" {token}"
-    return out
 

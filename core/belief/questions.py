@@ -133,11 +133,13 @@ def _inflected(word: str, token: str) -> bool:
 
 
 # Words of a question that ask, not what about: left out of the phrase compared with the slots.
-_ASKING = frozenset(
+ASKING = frozenset(
     {"who", "whom", "whose", "what", "which", "where", "when", "how", "does", "do", "did", "is", "are", "was", "were",
      "has", "have", "the", "a", "an", "now", "currently", "these", "days", "today", "right", "nowadays", "still", "at",
-     "moment", "of", "for", "in", "on", "to", "by", "with", "s", "at", "present", "presently", "anymore", "again"}
+     "moment", "of", "for", "in", "on", "to", "by", "with", "s", "present", "presently", "anymore", "again", "tell",
+     "me", "please"}
 )
+"""Words that ask rather than say what is asked about ("tell me who coaches Noor these days?")."""
 
 
 def asked_phrase(text: str, subject: str) -> str:
@@ -148,7 +150,7 @@ def asked_phrase(text: str, subject: str) -> str:
     words = [w.rstrip(".'’").casefold() for w in _WORD.findall(text)]
     kept = [
         w for w in words
-        if w not in _ASKING and w not in ENVIRONMENTS and w not in TYPE_NOUNS and (canonical_subject(w) or w) not in own
+        if w not in ASKING and w not in ENVIRONMENTS and w not in TYPE_NOUNS and (canonical_subject(w) or w) not in own
         and _singular(w) not in own and not w.endswith(("'s", "’s"))
     ]
     return " ".join(kept)
@@ -371,12 +373,12 @@ def _otherwise_qualified(said: list[str], words: list[str], subject: set[str]) -
             continue
         after = said[i + 1] if i + 1 < len(said) else None
         if (
-            after is not None and after not in _ASKING and after not in FUNCTION_WORDS and after not in subject
+            after is not None and after not in ASKING and after not in FUNCTION_WORDS and after not in subject
             and not after.endswith(_VERB_ENDINGS)
         ):
             return True  # a noun follows: the head is its modifier ("book conference")
         before = said[i - 1]
-        if before in _ASKING or before in FUNCTION_WORDS or before in subject or before.endswith(("'s", "’s")):
+        if before in ASKING or before in FUNCTION_WORDS or before in subject or before.endswith(("'s", "’s")):
             continue
         if not any(word_fits(w, before) for w in words):
             return True

@@ -31,7 +31,7 @@ from difflib import SequenceMatcher
 from deltacore.belief.dates import date_key, is_date_key, says_date
 from deltacore.belief.lexicon import FIRST_PERSON
 from deltacore.belief.phrases import NEGATED, UNSURE
-from deltacore.belief.questions import word_fits
+from deltacore.belief.questions import ASKING, word_fits
 from deltacore.belief.slots import FUNCTION_WORDS
 
 _TOKEN = re.compile(r"\w[\w.+#'’:/-]*[\w+#]|\w|[^\w\s]", re.UNICODE)
@@ -39,10 +39,6 @@ _DATE_OR_TIME = re.compile(
     r"^(?:\d{1,4}[-./]\d{1,2}[-./]\d{1,4}(?:[t ]?\d{1,2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?|\d{8}|"
     r"\d{1,2}[a-z]{3}\d{2,4}|\d{1,2}-[a-z]{3}-\d{2,4})$",
     re.IGNORECASE,
-)
-_ASKING = frozenset(
-    {"what", "which", "who", "whom", "whose", "where", "when", "how", "does", "do", "did", "these", "days",
-     "currently", "today", "right", "moment", "still", "s", "tell", "me", "please", "anymore", "present", "presently"}
 )
 _WE = frozenset({"we", "us", "our", "ours"})
 MIN_SHARED = 3
@@ -73,7 +69,7 @@ def asked_words(question: str) -> list[str]:
     """The question's words that say what it is about (subject, attribute cues)."""
     return [
         w for w in tokens(question)
-        if w[0].isalnum() and w not in FUNCTION_WORDS and w not in _ASKING and len(w) >= MIN_ASKED
+        if w[0].isalnum() and w not in FUNCTION_WORDS and w not in ASKING and len(w) >= MIN_ASKED
     ]
 
 
