@@ -283,3 +283,27 @@ def test_a_thing_s_named_status_goes_stale_a_person_s_standing_does_not(memory):
     assert build.stale and "re-observe" in build.hint
     marta = memory.query_belief("marta").slots
     assert marta and not any(s.stale for s in marta.values())
+
+
+def test_a_writer_trusted_to_change_it_settles_an_open_conflict(memory):
+    # Go was said too unsurely to supersede Python: a conflict. A confident, trusted, recent
+    # writer saying Go afterwards settles it, as its statement alone would have superseded.
+    say(memory, "The user prefers Python", 30)
+    say(memory, "The user prefers Go", 2, confidence=0.7)
+    assert len(memory.conflicts()) == 1
+    confirmed = say(memory, "The user's preferred language is Go.", 1)
+    assert [f.value for f in memory.facts("user", "preferred language")] == ["Go"]
+    assert memory.conflicts() == []
+    assert {f.value: f.status for f in memory.history("user", "preferred language")}["Python"] is FactStatus.SUPERSEDED
+    assert memory.query("what language does the user prefer?", top_k=3)[0].id == confirmed
+    actions = [e["payload"]["action"] for e in memory.system_events("TEMPORAL_CONTRADICTION")]
+    assert actions == ["conflict", "auto_resolved"]
+
+
+def test_a_trusted_restatement_of_the_old_value_settles_it_the_other_way(memory):
+    say(memory, "The user prefers Python", 30)
+    say(memory, "The user prefers Go", 2, confidence=0.7)
+    say(memory, "The user's preferred language is Python.", 1)
+    assert [f.value for f in memory.facts("user", "preferred language")] == ["Python"]
+    assert {f.value: f.status for f in memory.history("user", "preferred language")}["Go"] is FactStatus.REJECTED
+    assert memory.conflicts() == []

@@ -17,7 +17,8 @@ held to what keeps a wrong form out:
 - it keeps some words of its own ("reports", "site", "daily"), not only function words and
   punctuation; a bare "{S} : {V}" says nothing about which slot;
 - it is read only after ``min_support`` different subjects confirmed it, never when another slot
-  was seen in the same form, and only of a subject the store knows;
+  was seen in the same form for more than a quarter as many subjects, never when its lines named
+  other values more often than the slot's, and only of a subject the store knows;
 - what it reads must have the shape of the slot's values (a name for a name, a number for a
   number) and is a claim of ``FORM_CONFIDENCE``, so the contradiction policy treats it as any
   other claim (a low-trust writer's line still cannot supersede).
@@ -65,11 +66,11 @@ class Form:
     _pattern: re.Pattern[str] | None = None
 
     def leading(self) -> str | None:
-        """The slot this form was seen stating most, when no other comes close (a third of it)."""
+        """The slot this form was seen stating most, when no other comes close (a quarter of it)."""
         if not self.seen:
             return None
         ranked = sorted(self.seen.items(), key=lambda item: -len(item[1]))
-        if len(ranked) > 1 and 3 * len(ranked[1][1]) > len(ranked[0][1]):
+        if len(ranked) > 1 and 4 * len(ranked[1][1]) > len(ranked[0][1]):
             return None
         return ranked[0][0]
 
@@ -109,7 +110,8 @@ class Form:
 
 
 class FormBook:
-    """The forms a tenant's lines were seen in (kept per open store, in memory)."""
+    """The forms each tenant's lines were seen in: in memory, loaded from and saved to the store
+    (``dc_learned_forms``) by the belief layer."""
 
     def __init__(self, min_support: int = 2, max_forms: int = 20_000) -> None:
         self.min_support, self.max_forms = min_support, max_forms

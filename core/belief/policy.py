@@ -193,6 +193,16 @@ class SlotBook:
         for conflict in self._pending(fact["tenant"], fact["subject"], fact["attribute"]):
             if fact["id"] not in (conflict["old_fact_id"], conflict["new_fact_id"]):
                 continue
+            rival = self.facts.get(conflict["new_fact_id"] if fact["id"] == conflict["old_fact_id"] else conflict["old_fact_id"])
+            if rival is not None and st.valid_from >= rival["valid_from"] and self._may_supersede(st, [fact, rival]):
+                # A writer trusted to change the value on its own (confident, recent, trusted,
+                # established) says one side after both were said: that settles it, as its
+                # statement alone would have superseded.
+                self._resolve(conflict, fact["id"], ConflictResolution.AUTO_RESOLVED, "confirmed by a writer trusted to change it")
+                self.system_events.append(
+                    (st.tenant, "TEMPORAL_CONTRADICTION", {"code": "E03", "action": "auto_resolved", "conflict_id": conflict["id"], "winner": fact["id"]})
+                )
+                continue
             support = {k: list(v) for k, v in (conflict["support"] or {}).items()}
             backers = support.setdefault(fact["id"], [])
             if st.supporter not in backers:
