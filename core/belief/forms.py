@@ -32,6 +32,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from deltacore.belief.changes import named_subjects
@@ -59,11 +60,18 @@ class Form:
     """A line's words with the subject and the value cut out, and the slots it was seen stating."""
 
     tokens: tuple[str, ...]
+    order: int = 0
+    """When it was first seen (of the forms a book holds): the older form is tried first."""
     seen: dict[str, set[str]] = field(default_factory=dict)
     """attribute -> the subjects it was seen stating a known value of that slot for."""
     contrary: dict[str, int] = field(default_factory=dict)
     """attribute -> lines in this form about a subject with that slot that named none of its values."""
     _pattern: re.Pattern[str] | None = None
+
+    @property
+    def words(self) -> frozenset[str]:
+        """Its own words: a line that lacks one of them is not in this form."""
+        return frozenset(t for t in self.tokens if t not in (_SUBJECT, _VALUE))
 
     def leading(self) -> str | None:
         """The slot this form was seen stating most, when no other comes close (a quarter of it)."""
@@ -116,11 +124,11 @@ class FormBook:
     def __init__(self, min_support: int = 2, max_forms: int = 20_000) -> None:
         self.min_support, self.max_forms = min_support, max_forms
         self._forms: dict[tuple[str, tuple[str, ...]], Form] = {}
-        self._by_word: dict[tuple[str, str], list[Form]] = {}
+        self._by_word: dict[tuple[str, str], list[tuple[Form, frozenset[str]]]] = {}
+        """(tenant, the form's longest own word) -> (form, its own words): a line is tried only
+        in forms whose own words it all says."""
         self._loaded: set[str] = set()
         self._changed: set[tuple[str, tuple[str, ...]]] = set()
-        """(tenant, the form's first own word) -> forms: a line is tried only in forms whose
-        first own word it says."""
 
     def __len__(self) -> int:
         return len(self._forms)
@@ -161,9 +169,9 @@ class FormBook:
         if entry is None:
             if len(self._forms) >= self.max_forms:
                 return None
-            entry = self._forms[key] = Form(tokens)
-            first = next(t for t in tokens if t not in (_SUBJECT, _VALUE))
-            self._by_word.setdefault((tenant, first), []).append(entry)
+            entry = self._forms[key] = Form(tokens, order=len(self._forms))
+            words = entry.words
+            self._by_word.setdefault((tenant, max(sorted(words), key=len)), []).append((entry, words))
         return entry
 
     def forget(self, tenant: str) -> int:
@@ -200,7 +208,8 @@ class FormBook:
             tokens, valid_from = line.tokens, line.valid_from
             said = {t.casefold() for t in tokens}
             matched = False
-            for form in {id(f): f for word in said for f in self._by_word.get((tenant, word), ())}.values():
+            candidates = [f for word in said for f, words in self._by_word.get((tenant, word), ()) if words <= said]
+            for form in sorted(candidates, key=lambda f: f.order):
                 attribute = form.leading()
                 found = form.match(tokens) if attribute is not None else None
                 if found is None:
@@ -314,7 +323,10 @@ def _known_value_in(
     folded = [t.casefold() for t in tokens]
     first_person = any(t in FIRST_PERSON or t.startswith(("i'", "i’")) for t in folded)
     hits: list[tuple[str, str, tuple[int, int], tuple[int, int] | None]] = []
+    said = set(folded)
     for subject, slots in current.items():
+        if not (first_person and subject == speaker) and not set(_tokens(subject)) <= said:
+            continue  # every word of its name must be said (the search below, in one cheap test)
         named = _subject_span(folded, subject)
         if named is None and not (first_person and subject == speaker):
             continue
@@ -402,7 +414,8 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def _tokens(text: str) -> list[str]:
-    return [t.casefold() for t in _TOKEN.findall(text)]
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(t.casefold() for t in _TOKEN.findall(text))
 
 
