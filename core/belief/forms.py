@@ -6,8 +6,8 @@ when the store already holds that Marie's work city is Seoul (from a tool result
 phrasing a rule does read), the line says a known value of a known slot of a subject it names:
 with the subject and the value cut out, what is left, "{S} reports to the {V} site daily .", is
 a *form* of that slot. Once a form has been seen stating known values for ``min_support``
-different subjects, and for no other slot, a line in that form is read: "Aaron reports to the
-Lima site daily." states Aaron's work city, Lima.
+different subjects, and hardly ever another slot's, a line in that form is read: "Kai reports to
+the Quito site daily." states Kai's work city, Quito.
 
 Learning is bootstrapping from what the store believes (as in DIPRE and Snowball), so it is
 held to what keeps a wrong form out:
