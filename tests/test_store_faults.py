@@ -262,11 +262,12 @@ def small_disk(tmp_path: Path):
 
 def _fill_disk(mount: Path) -> Path:
     filler = mount / "filler"
-    with filler.open("wb") as stream:
+    # Unbuffered: a buffered file keeps the part of its last write that did not fit and raises
+    # ENOSPC again when closed (whether it does depends on how many bytes the store took).
+    with filler.open("wb", buffering=0) as stream:
         try:
             while True:
                 stream.write(b"\0" * 65536)
-                stream.flush()
         except OSError:
             pass
     return filler
