@@ -27,6 +27,7 @@ from typing import Any
 
 
 from deltacore.belief.extract import FactClaim
+from deltacore.belief.dates import is_date_key
 from deltacore.belief.lexicon import value_key
 from deltacore.belief_policy import HOUR, BeliefPolicy  # noqa: F401 - re-exported
 from deltacore.belief.records import ConflictResolution, FactStatus
@@ -104,7 +105,7 @@ class SlotBook:
         if any(st.event_id in f["event_ids"] or (st.event_id, f["id"]) in self.seen for f in slot):
             return "seen"  # a re-run after a crash, or the same event stating it twice
         key, t = value_key(c.value), st.valid_from
-        same = [f for f in slot if _keyed(f) == key and (is_open(f) or _covers(f, t))]
+        same = [f for f in slot if _same_value(f, key) and (is_open(f) or _covers(f, t))]
         if same:
             self._corroborate(max(same, key=lambda f: (is_open(f), f["valid_from"])), st)
             return "corroborated"
@@ -125,7 +126,7 @@ class SlotBook:
         if self._may_supersede(st, open_facts):
             denied = value_key(c.denied) if c.denied else None
             for old in open_facts:
-                if _keyed(old) == denied and not _established(old):
+                if _same_value(old, denied) and not _established(old):
                     # "Correction: …, not Paris": Paris was never true, the new value was.
                     new["valid_from"] = min(new["valid_from"], old["valid_from"])
                     self._close(old, old["valid_from"], new["id"], FactStatus.REJECTED)
@@ -317,10 +318,12 @@ class SlotBook:
         self.system_events.append((st.tenant, "TEMPORAL_CONTRADICTION", payload))
 
 
-def _keyed(fact: dict[str, Any]) -> str:
-    """The fact's value key by today's rules: a store written before dates had one key
-    ("4 march 2027") still matches "4/3/27"."""
-    return value_key(fact["value"])
+def _same_value(fact: dict[str, Any], key: str | None) -> bool:
+    """The fact holds the value whose key is ``key``. A date's stored key is recomputed from its
+    value: a store written before dates had one key ("4 march 2027") still matches "4/3/27"."""
+    if key is None:
+        return False
+    return fact["value_key"] == key or (is_date_key(key) and value_key(fact["value"]) == key)
 
 
 def _established(fact: dict[str, Any]) -> bool:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from deltacore.belief.aliasing import look_alikes
@@ -55,9 +57,12 @@ class BeliefRanking:
         fused = self._after_shift(conn, fused, view, criteria, t)
         if view and not asks_history:
             fused = self._by_slot(conn, fused, view, t)
-        fused = self._asked_subjects_first(conn, fused, named, criteria.tenant)
+        # The subjects of the facts read from the window's memories: read once, for both orders below.
+        window_ids = [item_id for item_id, _, _ in fused[: self._beliefs.policy.other_subjects_window]]
+        subjects_read = cache(lambda: self._subjects_read(conn, window_ids))
+        fused = self._asked_subjects_first(conn, fused, named, criteria.tenant, subjects_read)
         if asked is not None:
-            fused = self._naming_the_subject_first(conn, fused, asked[0])
+            fused = self._naming_the_subject_first(conn, fused, asked[0], subjects_read)
         if criteria.text and not asks_history:
             fused = self._restated(conn, fused, view, criteria, t, named)
         answer, newer = self._slot_answer(conn, criteria, t, asks_history, fused, asked)
@@ -233,7 +238,16 @@ class BeliefRanking:
         memory.stale, memory.hint, memory.last_observed = stale, f"{hint}; re-observe before acting" if stale else hint, ts
         return memory
 
-    def _asked_subjects_first(self, conn: Any, fused: Fused, named: list[tuple[str, str]], tenant: str) -> Fused:
+    def _subjects_read(self, conn: Any, ids: list[str]) -> dict[str, set[str]]:
+        """Memory id -> the subjects of the facts read from it (memories with none left out)."""
+        store = self._beliefs.store
+        read = store.facts_of_events(conn, ids)
+        facts = store.facts_by_id(conn, sorted({f for fact_ids in read.values() for f in fact_ids}))
+        return {event: {facts[f]["subject"] for f in fact_ids if f in facts} for event, fact_ids in read.items()}
+
+    def _asked_subjects_first(
+        self, conn: Any, fused: Fused, named: list[tuple[str, str]], tenant: str, subjects_read: Callable[[], dict[str, set[str]]]
+    ) -> Fused:
         """The window's memories about a look-alike of a subject the question names go below its
         other memories, in their order (E06: a fact about Anna never answers for Ana). A memory
         is about the look-alike when the facts read from it are all the look-alike's, or, when
@@ -250,14 +264,12 @@ class BeliefRanking:
         if not alike:
             return fused
         head = fused[:window]
-        read = store.facts_of_events(conn, [item_id for item_id, _, _ in head])
-        facts = store.facts_by_id(conn, sorted({f for ids in read.values() for f in ids}))
-        about = {event: {facts[f]["subject"] for f in ids if f in facts} for event, ids in read.items()}
+        about = subjects_read()
         elsewhere = {item_id for item_id, subjects in about.items() if subjects and subjects <= set(alike)}
         apart = [
             (set(subject.split()) - set(other.split()), set(other.split()) - set(subject.split())) for other, subject in alike.items()
         ]
-        for event in store.stored_events(conn, [item_id for item_id, _, _ in head if item_id not in read]):
+        for event in store.stored_events(conn, [item_id for item_id, _, _ in head if item_id not in about]):
             words = set(_WORDS.findall((event["text"] or "").casefold()))
             if any(theirs & words and not ours & words for ours, theirs in apart if ours and theirs):
                 elsewhere.add(event["id"])
@@ -265,7 +277,7 @@ class BeliefRanking:
             return fused
         return [f for f in head if f[0] not in elsewhere] + [f for f in head if f[0] in elsewhere] + fused[window:]
 
-    def _naming_the_subject_first(self, conn: Any, fused: Fused, subject: str) -> Fused:
+    def _naming_the_subject_first(self, conn: Any, fused: Fused, subject: str, subjects_read: Callable[[], dict[str, set[str]]]) -> Fused:
         """For a question about one slot the store tracks, the window's memories that say
         nothing of its subject (no fact of it read, its name not said, not the subject speaking)
         go below those that do, in their order: a memory of the day a question names ("… on 18
@@ -274,11 +286,8 @@ class BeliefRanking:
         head = fused[:window]
         if not window or len(head) < 2:
             return fused
-        store = self._beliefs.store
-        read = store.facts_of_events(conn, [item_id for item_id, _, _ in head])
-        facts = store.facts_by_id(conn, sorted({f for ids in read.values() for f in ids}))
-        about = {event for event, ids in read.items() if any(f in facts and facts[f]["subject"] == subject for f in ids)}
-        events = {e["id"]: e for e in store.stored_events(conn, [i for i, _, _ in head if i not in about])}
+        about = {event for event, subjects in subjects_read().items() if subject in subjects}
+        events = {e["id"]: e for e in self._beliefs.store.stored_events(conn, [i for i, _, _ in head if i not in about])}
         silent = {
             item_id for item_id, event in events.items()
             if not names_subject(event["text"] or "", event["actor"], subject)
